@@ -1,0 +1,21 @@
+"""The embedder interface: texts in, unit-length vectors out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors of a fixed dimension."""
+
+    @property
+    def dim(self) -> int:
+        """Length of every vector this embedder returns."""
+
+    @property
+    def model_id(self) -> str:
+        """Identifies the model, so a collection is never searched with another model's vectors."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""

@@ -1,0 +1,33 @@
+"""ragq core: settings, the exception tree and the one place adapters are built."""
+
+from ragq.errors import (
+    CollectionNotFoundError,
+    ConfigurationError,
+    EmbeddingError,
+    InputError,
+    LedgerError,
+    ProviderError,
+    RagqError,
+    RetrievalError,
+    StackError,
+    VectorStoreLockedError,
+)
+from ragq.settings import EmbedderKind, Settings, build_settings
+
+__all__ = [
+    # settings
+    "EmbedderKind",
+    "Settings",
+    "build_settings",
+    # errors
+    "CollectionNotFoundError",
+    "ConfigurationError",
+    "EmbeddingError",
+    "InputError",
+    "LedgerError",
+    "ProviderError",
+    "RagqError",
+    "RetrievalError",
+    "StackError",
+    "VectorStoreLockedError",
+]

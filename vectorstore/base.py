@@ -1,0 +1,67 @@
+"""The vector store interface every adapter implements, and the values that cross it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class VectorPoint:
+    """One chunk to store: a stable id (a UUID string), its vector and its payload."""
+
+    id: str
+    vector: Sequence[float]
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result; ``payload`` is the stored payload of the chunk."""
+
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Restrictions a search must honour.
+
+    ``acl``: the requester's labels; a chunk matches when its ``acl`` shares at least one.
+    ``None`` means no ACL restriction (administrative use only, e.g. ingest checks).
+    ``doc_ids`` / ``source_versions``: when given, only chunks of these documents / versions.
+    """
+
+    acl: tuple[str, ...] | None = None
+    doc_ids: tuple[str, ...] | None = None
+    source_versions: tuple[str, ...] | None = None
+    exclude_doc_ids: tuple[str, ...] = field(default_factory=tuple)
+
+
+class VectorStore(Protocol):
+    """Where chunk vectors live. Implementations translate vendor errors to ``RetrievalError``."""
+
+    def ensure_collection(self, collection: str, dim: int) -> None:
+        """Create the collection if missing; raise ``RetrievalError`` on a dimension mismatch."""
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        """Insert or overwrite points by id (idempotent for the same ids)."""
+
+    def delete_stale(self, collection: str, doc_id: str, keep_source_version: str) -> int:
+        """Delete the chunks of ``doc_id`` whose source_version differs; return how many."""
+
+    def search(
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+    ) -> list[Hit]:
+        """Nearest chunks by cosine similarity, best first; raise ``CollectionNotFoundError``."""
+
+    def count(self, collection: str, flt: SearchFilter | None = None) -> int:
+        """Exact number of points in the collection matching ``flt`` (0 if it does not exist)."""
+
+    def collections(self) -> list[str]:
+        """Names of the existing collections."""
+
+    def close(self) -> None:
+        """Flush and release files or connections."""
