@@ -1,0 +1,61 @@
+"""`ragq ingest` and `ragq search`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from cli.output import console, emit_json, err_console
+from ingestion.submit import ingest_path
+from ragq.settings import Settings
+from workers.client import call
+from workers.queues import Queue, task_name
+
+SEARCH = task_name(Queue.RETRIEVAL, "search")
+
+
+def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) -> None:
+    progress = Progress(
+        TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, disable=as_json,
+    )
+    with progress:
+        bar = progress.add_task("ingest", total=None)
+        report = ingest_path(
+            settings, path, collection=collection,
+            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+        )
+    for bad in report.bad_lines:
+        err_console.print(f"[yellow]skipped[/] {bad}", highlight=False)
+    if as_json:
+        emit_json({
+            "run_id": report.run_id, "collection": collection, "documents": report.documents,
+            "counts": report.counts,
+            "bad_lines": [{"source": b.source, "line": b.line, "reason": b.reason}
+                          for b in report.bad_lines],
+        })
+        return
+    c = report.counts
+    console.print(
+        f"collection [bold]{collection}[/]: {report.documents} documents "
+        f"({c.get('new', 0)} new, {c.get('replace', 0)} replaced, {c.get('skip', 0)} unchanged, "
+        f"{c.get('repair', 0)} repaired), {c.get('chunks', 0)} chunks written, "
+        f"{len(report.bad_lines)} bad lines skipped"
+    )
+
+
+def search(settings: Settings, query: str, *, collection: str, top_k: int,
+           acl: list[str] | None, as_json: bool) -> None:
+    hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl)  # type: ignore[assignment]
+    if as_json:
+        emit_json(hits)
+        return
+    table = Table("#", "score", "doc", "title", "text")
+    for rank, hit in enumerate(hits, start=1):
+        text = str(hit.get("text", ""))
+        table.add_row(str(rank), f"{hit['score']:.3f}", str(hit["doc_id"]), str(hit.get("title")),
+                      text[:120] + ("…" if len(text) > 120 else ""))
+    console.print(table)

@@ -1,0 +1,70 @@
+"""`ragq up`, `ragq down`, `ragq status` (of the stack) and `ragq db`."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from cli.output import console, emit_json
+from ragq.settings import Settings
+from workers import supervisor
+from workers.client import ping_workers
+from workers.stack_state import effective_broker_url, load_state
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def up(settings: Settings, *, flower: bool, as_json: bool) -> None:
+    with nullcontext() if as_json else console.status("starting the stack…"):
+        state = supervisor.up(settings, flower=flower)
+    if as_json:
+        emit_json(state.model_dump())
+        return
+    console.print(f"[green]ragq is up[/] (home {settings.home.resolve()})")
+    _print_processes(settings)
+    if flower:
+        console.print(f"Flower: http://{settings.embedded_host}:{settings.flower_port}")
+
+
+def down(settings: Settings, *, as_json: bool) -> None:
+    stopped = supervisor.down(settings)
+    if as_json:
+        emit_json({"stopped": stopped})
+    else:
+        console.print(f"stopped: {', '.join(stopped) or 'nothing was running'}")
+
+
+def stack_status(settings: Settings, *, as_json: bool) -> None:
+    state = load_state(settings)
+    broker = effective_broker_url(settings)
+    workers = ping_workers(settings, timeout_s=1.0) if broker else []
+    report = {
+        "home": str(settings.home.resolve()),
+        "broker_url": broker,
+        "ledger_url": settings.ledger_url,
+        "vector_store": settings.qdrant_url or str(settings.vectors_dir.resolve()),
+        "processes": [
+            {"name": p.name, "pid": p.pid, "running": p.is_running(), "log": p.log}
+            for p in (state.processes if state else [])
+        ],
+        "workers": workers,
+    }
+    if as_json:
+        emit_json(report)
+        return
+    console.print(f"broker: {broker or 'not running (ragq up)'}")
+    console.print(f"ledger: {report['ledger_url']}")
+    console.print(f"vectors: {report['vector_store']}")
+    _print_processes(settings)
+    console.print(f"workers answering: {', '.join(workers) or 'none'}")
+
+
+def _print_processes(settings: Settings) -> None:
+    state = load_state(settings)
+    table = Table("process", "pid", "running", "log")
+    for p in state.processes if state else []:
+        table.add_row(p.name, str(p.pid), "yes" if p.is_running() else "[red]no[/]", p.log)
+    console.print(table)

@@ -1,0 +1,100 @@
+"""Front-door side of ingest: validate input, open a run in the ledger, send the batches as a
+chord to the workers, and follow its progress."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from celery import chord
+
+from ingestion.sources import BadLine, read_documents
+from ledger import add_ingest_counts, create_ingest_run, session_scope
+from ragq.adapters import build_ledger_engine
+from ragq.errors import InputError, StackError
+from ragq.settings import Settings
+from schemas.document import Document
+from workers.client import client_app
+from workers.queues import Queue, task_name
+
+INGEST_DOCUMENTS = task_name(Queue.INGEST, "documents")
+FINISH_INGEST = task_name(Queue.BOOKKEEPING, "finish_ingest")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did: per-action counts from the workers, and the lines it skipped."""
+
+    run_id: str
+    collection: str
+    documents: int
+    bad_lines: list[BadLine] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def load(path: Path) -> tuple[list[Document], list[BadLine]]:
+    """Split the input into valid documents and bad lines. Raises InputError for a bad path."""
+    try:
+        items = list(read_documents(path))
+    except (FileNotFoundError, ValueError) as exc:
+        raise InputError(str(exc)) from exc
+    docs = [i for i in items if isinstance(i, Document)]
+    return docs, [i for i in items if isinstance(i, BadLine)]
+
+
+def _batches(docs: Sequence[Document], size: int) -> list[list[Document]]:
+    return [list(docs[i : i + size]) for i in range(0, len(docs), size)]
+
+
+def ingest_path(
+    settings: Settings, path: Path, *, collection: str, on_progress: Progress | None = None,
+    timeout_s: float = 3600.0,
+) -> IngestReport:
+    """Ingest ``path`` into ``collection`` through the workers and wait for the end.
+
+    Raises StackError when no worker finishes the run within ``timeout_s``.
+    """
+    docs, bad = load(path)
+    with session_scope(build_ledger_engine(settings)) as session:
+        run_id = create_ingest_run(
+            session, collection=collection, source_path=str(path), documents_total=len(docs)
+        ).id
+        add_ingest_counts(session, run_id=run_id, bad_lines=len(bad))
+    report = IngestReport(run_id, collection, len(docs), bad)
+    if not docs:
+        return report
+    app = client_app(settings)
+    batches = _batches(docs, settings.ingest_batch_docs)
+    header = [
+        app.signature(
+            INGEST_DOCUMENTS, args=(run_id, collection, [d.model_dump(mode="json") for d in b]),
+            argsrepr=f"({run_id!r}, {collection!r}, <{len(b)} documents>)",
+        )
+        for b in batches
+    ]
+    result = chord(header)(app.signature(FINISH_INGEST, kwargs={"run_id": run_id}))
+    report.counts = _follow(result, batches, on_progress, timeout_s)
+    return report
+
+
+def _follow(result: object, batches: list[list[Document]], on_progress: Progress | None,
+            timeout_s: float) -> dict[str, int]:
+    """Poll the chord's header for progress, then return the body's totals."""
+    total = sum(len(b) for b in batches)
+    group = result.parent  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout_s
+    while not result.ready():  # type: ignore[attr-defined]
+        if time.monotonic() > deadline:
+            raise StackError(f"ingest did not finish within {timeout_s:.0f}s; are workers up?")
+        if on_progress is not None and group is not None:
+            done = sum(len(b) for b, r in zip(batches, group.results, strict=True) if r.ready())
+            on_progress(done, total)
+        time.sleep(0.25)
+    counts: dict[str, int] = result.get(propagate=True)  # type: ignore[attr-defined]
+    if on_progress is not None:
+        on_progress(total, total)
+    return counts

@@ -1,0 +1,137 @@
+"""Ingest as tasks: each batch of documents is chunked, embedded and upserted by the worker that
+owns the vector store; a chord body closes the ingest run in the ledger.
+
+Safe to redeliver: point ids are derived from (collection, doc id, chunk index), so a repeated
+batch overwrites what it wrote; the registry then reports the documents as unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from celery import shared_task
+
+from embedding.base import Embedder
+from ledger import (
+    add_ingest_counts,
+    finish_ingest_run,
+    get_documents,
+    session_scope,
+    upsert_document,
+)
+from orchestration.chunking import chunk_document, chunk_point_id, embedding_text
+from orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
+from ragq.errors import EmbeddingError, LedgerError, RetrievalError
+from ragq.settings import Settings
+from schemas.document import Chunk, Document
+from tasks.runtime import resources, settings
+from vectorstore.base import SearchFilter, VectorPoint, VectorStore
+from workers.queues import Queue, task_name
+
+log = logging.getLogger(__name__)
+_TRANSIENT = (RetrievalError, LedgerError, EmbeddingError)
+
+
+def _stored(
+    store: VectorStore, collection: str, rows: dict[str, Any], doc: Document
+) -> StoredDocument | None:
+    row = rows.get(doc.id)
+    if row is None:
+        return None
+    in_store = store.count(collection, SearchFilter(doc_ids=(doc.id,)))
+    return StoredDocument(row.source_version, row.content_hash, row.chunk_count, in_store)
+
+
+def _write_chunks(
+    store: VectorStore, embedder: Embedder, collection: str, chunks: Sequence[Chunk], batch: int
+) -> None:
+    for start in range(0, len(chunks), batch):
+        part = chunks[start : start + batch]
+        vectors = embedder.embed([embedding_text(c) for c in part])
+        store.upsert(
+            collection,
+            [
+                VectorPoint(chunk_point_id(collection, c.doc_id, c.chunk_index), v, c.payload())
+                for c, v in zip(part, vectors, strict=True)
+            ],
+        )
+
+
+def ingest_batch(
+    docs: Sequence[Document], *, collection: str, settings: Settings, store: VectorStore,
+    embedder: Embedder, engine: Any,
+) -> dict[str, int]:
+    """Bring ``docs`` into ``collection``; returns counts per action and the chunks written."""
+    store.ensure_collection(collection, embedder.dim)
+    with session_scope(engine) as session:
+        rows = get_documents(session, collection=collection, doc_ids=[d.id for d in docs])
+    actions = {d.id: decide(d, _stored(store, collection, rows, d)) for d in docs}
+    todo = [d for d in docs if actions[d.id] is not DocumentAction.SKIP]
+    chunked = {
+        d.id: chunk_document(
+            d, collection=collection, size_words=settings.chunk_words,
+            overlap_words=settings.chunk_overlap_words,
+        )
+        for d in todo
+    }
+    for doc in todo:
+        same_version = doc.id in rows and rows[doc.id].source_version == doc.source_version
+        if actions[doc.id] is DocumentAction.REPLACE and same_version:
+            # Content changed under the same version label: ids of surplus chunks would survive
+            # a version-based cleanup, so clear the document first.
+            store.delete_stale(collection, doc.id, keep_source_version="")
+    all_chunks = [c for d in todo for c in chunked[d.id]]
+    _write_chunks(store, embedder, collection, all_chunks, settings.embedding_batch_size)
+    for doc in todo:
+        store.delete_stale(collection, doc.id, keep_source_version=doc.source_version)
+    with session_scope(engine) as session:
+        for doc in todo:
+            upsert_document(
+                session, collection=collection, doc_id=doc.id, title=doc.title,
+                source_version=doc.source_version, content_hash=content_hash(doc),
+                acl=list(doc.acl), authority_tier=doc.authority_tier,
+                chunk_count=len(chunked[doc.id]),
+            )
+    counts = Counter(a.value for a in actions.values())
+    return {**{a.value: counts.get(a.value, 0) for a in DocumentAction}, "chunks": len(all_chunks)}
+
+
+@shared_task(
+    name=task_name(Queue.INGEST, "documents"), bind=True, autoretry_for=_TRANSIENT,
+    retry_backoff=True, retry_jitter=True, max_retries=5,
+)
+def ingest_documents(
+    self: Any, run_id: str, collection: str, documents: list[dict[str, Any]]
+) -> dict[str, int]:
+    """Ingest one batch of validated documents (dicts of the JSONL format)."""
+    res = resources(self)
+    docs = [Document.model_validate(d) for d in documents]
+    counts = ingest_batch(
+        docs, collection=collection, settings=settings(self), store=res.vector_store,
+        embedder=res.embedder, engine=res.engine,
+    )
+    log.info("ingest run=%s collection=%s batch of %d: %s", run_id, collection, len(docs), counts)
+    return counts
+
+
+@shared_task(
+    name=task_name(Queue.BOOKKEEPING, "finish_ingest"), bind=True, autoretry_for=(LedgerError,),
+    retry_backoff=True, max_retries=5,
+)
+def finish_ingest(self: Any, batch_counts: list[dict[str, int]], run_id: str) -> dict[str, int]:
+    """Chord body: add up the batches and close the run in the ledger."""
+    total: Counter[str] = Counter()
+    for counts in batch_counts:
+        total.update(counts)
+    written = total["new"] + total["replace"] + total["repair"]
+    with session_scope(resources(self).engine) as session:
+        add_ingest_counts(
+            session, run_id=run_id, documents_ingested=written,
+            documents_replaced=total["replace"], documents_unchanged=total["skip"],
+            chunks=total["chunks"],
+        )
+        finish_ingest_run(session, run_id=run_id)
+    return dict(total)

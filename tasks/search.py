@@ -1,0 +1,49 @@
+"""Search as a task: in the embedded topology only the vector-owning worker may read the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+
+from tasks.runtime import resources
+from vectorstore.base import SearchFilter
+from workers.queues import Queue, task_name
+
+
+@shared_task(name=task_name(Queue.RETRIEVAL, "search"), bind=True)
+def search(
+    self: Any, collection: str, query: str, top_k: int, acl: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Embed ``query`` and return the ``top_k`` chunks the ACL allows, best first."""
+    res = resources(self)
+    vector = res.embedder.embed([query])[0]
+    flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
+    hits = res.vector_store.search(collection, vector, top_k, flt)
+    return [{"id": h.id, "score": h.score, **h.payload} for h in hits]
+
+
+@shared_task(name=task_name(Queue.RETRIEVAL, "search_batch"), bind=True)
+def search_batch(
+    self: Any, collection: str, queries: list[str], top_k: int, acl: list[str] | None = None
+) -> list[list[dict[str, Any]]]:
+    """Like :func:`search` for many queries at once: one embedding pass, one task round trip."""
+    res = resources(self)
+    vectors = res.embedder.embed(queries)
+    flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
+    return [
+        [{"id": h.id, "score": h.score, **h.payload}
+         for h in res.vector_store.search(collection, v, top_k, flt)]
+        for v in vectors
+    ]
+
+
+@shared_task(name=task_name(Queue.RETRIEVAL, "count"), bind=True)
+def count(self: Any, collection: str, doc_id: str | None = None,
+          source_version: str | None = None) -> int:
+    """Points in ``collection``, optionally of one document and/or one source version."""
+    flt = SearchFilter(
+        doc_ids=(doc_id,) if doc_id else None,
+        source_versions=(source_version,) if source_version else None,
+    )
+    return resources(self).vector_store.count(collection, flt)

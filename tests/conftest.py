@@ -1,0 +1,105 @@
+"""Fixtures that build real parts: an embedded stack started the way `ragq up` starts it, and,
+when the CI machine offers them, the same stack on its Redis and PostgreSQL servers."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ragq.settings import Settings, build_settings
+from workers import supervisor
+from workers.client import call
+
+REDIS_URL = os.environ.get("RAGQ_TEST_REDIS_URL")
+POSTGRES_URL = os.environ.get("RAGQ_TEST_POSTGRES_URL")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@dataclass
+class Stack:
+    """A running stack and the settings that reach it."""
+
+    settings: Settings
+    kind: str
+
+    def call(self, name: str, *args: object, timeout_s: float = 120.0) -> object:
+        return call(self.settings, name, *args, timeout_s=timeout_s)
+
+
+def _fresh_postgres_database(url: str) -> tuple[str, str]:
+    """Create an empty database on the test server; returns (its URL, its name)."""
+    import psycopg
+
+    name = f"ragq_test_{uuid.uuid4().hex[:8]}"
+    admin = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base = admin.rsplit("/", 1)[0]
+    return f"{base}/{name}", name
+
+
+def _drop_postgres_database(url: str, name: str) -> None:
+    import psycopg
+
+    admin = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _flush_redis(url: str) -> None:
+    import redis
+
+    redis.Redis.from_url(url).flushdb()
+
+
+STACK_KINDS = [
+    pytest.param("embedded", id="embedded"),
+    pytest.param(
+        "servers", id="redis+postgres",
+        marks=pytest.mark.skipif(
+            not (REDIS_URL and POSTGRES_URL),
+            reason="set RAGQ_TEST_REDIS_URL and RAGQ_TEST_POSTGRES_URL to run on real servers",
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="session", params=STACK_KINDS)
+def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+          ) -> Iterator[Stack]:
+    """A stack started by the supervisor behind `ragq up`, stopped by `ragq down` at the end."""
+    home = tmp_path_factory.mktemp(f"ragq-{request.param}")
+    overrides: dict[str, object] = {"home": home}
+    dropped: tuple[str, str] | None = None
+    if request.param == "servers":
+        assert REDIS_URL and POSTGRES_URL
+        _flush_redis(REDIS_URL)
+        db_url, db_name = _fresh_postgres_database(POSTGRES_URL)
+        dropped = (POSTGRES_URL, db_name)
+        overrides |= {"broker_url": REDIS_URL, "database_url": db_url}
+    env_backup = dict(os.environ)
+    # Workers inherit the environment: make it describe this stack, not the developer's.
+    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+        del os.environ[key]
+    os.environ.update({f"RAGQ_{k.upper()}": str(v) for k, v in overrides.items()})
+    settings = build_settings()
+    try:
+        supervisor.up(settings)
+        yield Stack(settings, request.param)
+    finally:
+        supervisor.down(settings)
+        os.environ.clear()
+        os.environ.update(env_backup)
+        if dropped:
+            _drop_postgres_database(*dropped)
+
+
+@pytest.fixture
+def collection() -> str:
+    """A collection name no other test uses."""
+    return f"t_{uuid.uuid4().hex[:10]}"

@@ -1,0 +1,50 @@
+"""Celery configuration derived from settings: the one place queue and reliability options live."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kombu import Queue as KombuQueue
+
+from ragq.settings import Settings
+from workers.queues import Queue, route_task
+
+#: Used when no broker is known, so a stray send fails loudly instead of reaching a default
+#: broker that happens to run on the machine (Celery's default is amqp://localhost).
+UNRESOLVED_BROKER = "redis://ragq-stack-is-not-running.invalid:6379/0"
+
+
+def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
+    """Options for ``app.conf.update``.
+
+    Reliability: acks late + reject on worker loss, so a task whose worker dies is redelivered
+    rather than lost (tasks are written to be idempotent); prefetch 1 so a long task does not hold
+    back others queued behind it.
+    """
+    broker = broker_url or UNRESOLVED_BROKER
+    backend = settings.result_backend_url or broker
+    hard_limit = settings.task_time_limit_s
+    return {
+        "broker_url": broker,
+        "result_backend": backend,
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_time_limit": hard_limit,
+        "task_soft_time_limit": max(hard_limit - 10, hard_limit * 0.9),
+        "task_track_started": True,
+        "result_expires": 24 * 3600,
+        "result_extended": True,
+        "broker_connection_retry_on_startup": True,
+        "broker_transport_options": {"visibility_timeout": int(hard_limit * 2 + 60)},
+        "result_backend_transport_options": {"visibility_timeout": int(hard_limit * 2 + 60)},
+        "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
+        "task_default_queue": Queue.BOOKKEEPING.value,
+        "task_routes": (route_task,),
+        "worker_send_task_events": True,
+        "task_send_sent_event": True,
+        "worker_hijack_root_logger": False,
+    }

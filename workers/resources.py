@@ -1,0 +1,87 @@
+"""Adapters a worker process holds for its lifetime, built once from settings on first use.
+
+In the embedded topology the vector store is owned by exactly one process; opening it lazily
+means a worker that never serves a retrieval or ingest task never takes the ownership lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ragq.adapters import build_embedder, build_ledger_engine, build_vector_store
+from ragq.settings import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from embedding.base import Embedder
+    from vectorstore.base import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WorkerResources:
+    """Lazily-built adapters of one worker process, safe to share across its threads."""
+
+    settings: Settings
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _engine: Engine | None = None
+    _store: VectorStore | None = None
+    _embedder: Embedder | None = None
+
+    @property
+    def engine(self) -> Engine:
+        with self._lock:
+            if self._engine is None:
+                self._engine = build_ledger_engine(self.settings)
+            return self._engine
+
+    @property
+    def vector_store(self) -> VectorStore:
+        with self._lock:
+            if self._store is None:
+                self._store = build_vector_store(self.settings)
+                log.info("vector store opened by this process")
+            return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = build_embedder(self.settings)
+            return self._embedder
+
+    def close(self) -> None:
+        """Release the store (and its ownership lock) and the database pool."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+            if self._engine is not None:
+                self._engine.dispose()
+                self._engine = None
+
+
+_registry: dict[int, WorkerResources] = {}
+_registry_lock = threading.Lock()
+
+
+def resources_for(settings: Settings) -> WorkerResources:
+    """The process-wide resources for these settings (one set per settings object)."""
+    with _registry_lock:
+        found = _registry.get(id(settings))
+        if found is None:
+            found = _registry[id(settings)] = WorkerResources(settings)
+        return found
+
+
+def close_all() -> None:
+    """Close every resource set; called when a worker process shuts down."""
+    with _registry_lock:
+        for res in _registry.values():
+            res.close()
+        _registry.clear()

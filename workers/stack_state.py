@@ -1,0 +1,82 @@
+"""What `ragq up` started, recorded under $RAGQ_HOME/run so `down` and `status` find it again.
+
+Processes are identified by pid *and* start time, so a pid reused by an unrelated process after a
+reboot is never signalled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import psutil
+from pydantic import BaseModel, Field
+
+from ragq.settings import Settings
+
+STATE_FILE = "stack.json"
+
+
+class ProcessRecord(BaseModel):
+    """One process started by `ragq up`."""
+
+    name: str
+    pid: int
+    create_time: float
+    argv: list[str]
+    log: str
+
+    def is_running(self) -> bool:
+        """True when this exact process (same pid and start time) is alive."""
+        try:
+            proc = psutil.Process(self.pid)
+            return (
+                abs(proc.create_time() - self.create_time) < 1.0
+                and proc.status() != psutil.STATUS_ZOMBIE
+            )
+        except psutil.Error:
+            return False
+
+
+class StackState(BaseModel):
+    """The running stack: its broker URL (when embedded) and its processes, in start order."""
+
+    broker_url: str | None = None
+    processes: list[ProcessRecord] = Field(default_factory=list)
+
+    def running(self) -> list[ProcessRecord]:
+        return [p for p in self.processes if p.is_running()]
+
+
+def state_path(settings: Settings) -> Path:
+    return settings.run_dir / STATE_FILE
+
+
+def load_state(settings: Settings) -> StackState | None:
+    """The recorded stack, or None when `up` never ran (or `down` cleared it)."""
+    path = state_path(settings)
+    if not path.exists():
+        return None
+    return StackState.model_validate_json(path.read_text())
+
+
+def save_state(settings: Settings, state: StackState) -> None:
+    """Write atomically, so a crash mid-write never leaves a half file that hides live pids."""
+    path = state_path(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state.model_dump(), indent=2))
+    os.replace(tmp, path)
+
+
+def clear_state(settings: Settings) -> None:
+    state_path(settings).unlink(missing_ok=True)
+
+
+def effective_broker_url(settings: Settings) -> str | None:
+    """The broker to talk to: the configured one, else the embedded server `up` recorded."""
+    if settings.broker_url:
+        return settings.broker_url
+    state = load_state(settings)
+    return state.broker_url if state else None

