@@ -65,7 +65,8 @@ def read_jsonl(path: Path) -> Iterator[Document | BadLine]:
                 yield BadLine(str(path), number, str(exc))
                 continue
             if doc.id in seen:
-                yield BadLine(str(path), number, f"duplicate id {doc.id!r} (first at line {seen[doc.id]})")
+                first = seen[doc.id]
+                yield BadLine(str(path), number, f"duplicate id {doc.id!r} (first at line {first})")
                 continue
             seen[doc.id] = number
             yield doc

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -63,10 +64,8 @@ def stop(record: ProcessRecord, timeout_s: float) -> bool:
 
 def _kill_group(pgid: int) -> None:
     """SIGKILL whatever is left of the group, children included."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def log_tail(path: str, lines: int = 20) -> str:

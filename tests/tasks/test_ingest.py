@@ -21,7 +21,7 @@ def write_jsonl(path: Path, docs: list[dict]) -> Path:
 
 
 def long_text(topic: str, sentences: int) -> str:
-    return " ".join(f"Sentence {i} explains {topic} in detail number {i}." for i in range(sentences))
+    return " ".join(f"Sentence {i} explains {topic} in detail, part {i}." for i in range(sentences))
 
 
 def test_ingesting_the_same_folder_twice_leaves_the_same_points(stack, collection):

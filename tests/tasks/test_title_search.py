@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import DATA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from title_search import measure  # noqa: E402
+from title_search import measure
 
 CORPUS = DATA / "musique_train" / "corpus.jsonl"
 

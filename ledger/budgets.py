@@ -1,0 +1,190 @@
+"""Budget rows and atomic, idempotent charges against them (SPEC C9).
+
+A charge is made before the work it pays for. It is one conditional ``UPDATE`` (the database row
+lock decides which of two racing tasks takes the last unit) plus one ``budget_charges`` row whose
+``UNIQUE(job_id, idempotency_key)`` makes a redelivered task get its first answer back instead of
+paying twice. Both happen in one savepoint, so a charge is never half recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, CursorResult, Table, func, literal, select, update
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.orm import Session
+
+from ledger.errors import LedgerNotFoundError
+from ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, JobBudgetRow
+
+__all__ = ["ChargeResult", "charge_budget", "create_job_budget", "get_job_budget"]
+
+Amount = int | Decimal
+
+_BUDGETS = cast(Table, JobBudgetRow.__table__)
+_MONEY_DIMENSIONS = frozenset({BudgetDimension.COST_USD})
+_MONEY_QUANTUM = 10**8  # compare money in 1e-8 USD units: SQLite stores it as a float
+
+
+@dataclass(frozen=True)
+class ChargeResult:
+    """What a charge did. ``replayed`` is true when this idempotency key was charged before and
+    this call only reports that earlier outcome (nothing was paid now)."""
+
+    charge_id: str
+    job_id: str
+    dimension: BudgetDimension
+    amount: Decimal
+    outcome: ChargeOutcome
+    replayed: bool
+
+    @property
+    def granted(self) -> bool:
+        """True when the work may go ahead."""
+        return self.outcome is ChargeOutcome.GRANTED
+
+
+def _dimension(value: BudgetDimension | str) -> BudgetDimension:
+    try:
+        return BudgetDimension(value)
+    except ValueError:
+        valid = ", ".join(member.value for member in BudgetDimension)
+        raise ValueError(f"unknown budget dimension {value!r}; valid: {valid}") from None
+
+
+def _checked_amount(dimension: BudgetDimension, amount: Amount) -> Amount:
+    """The amount as the column stores it: Decimal USD, int for every counted dimension."""
+    value = Decimal(amount)
+    if value < 0:
+        raise ValueError(f"budget amount for {dimension} must be >= 0, got {amount}")
+    if dimension in _MONEY_DIMENSIONS:
+        return value
+    if value != value.to_integral_value():
+        raise ValueError(f"budget amount for {dimension} must be a whole number, got {amount}")
+    return int(value)
+
+
+def create_job_budget(
+    session: Session,
+    *,
+    job_id: str,
+    limits: Mapping[BudgetDimension | str, Amount | None],
+    profile: str | None = None,
+    deadline_at: datetime | None = None,
+) -> JobBudgetRow:
+    """Insert the budget row of ``job_id`` with every used counter at zero.
+
+    Dimensions missing from ``limits`` (or given as ``None``) are unlimited. Raises ``ValueError``
+    for an unknown dimension or a negative limit; :class:`LedgerIntegrityError` (at flush or
+    commit) when the job already has a budget or does not exist.
+    """
+    values: dict[str, Amount | None] = {}
+    for key, limit in limits.items():
+        dimension = _dimension(key)
+        values[f"limit_{dimension.value}"] = (
+            None if limit is None else _checked_amount(dimension, limit)
+        )
+    row = JobBudgetRow(job_id=job_id, profile=profile, deadline_at=deadline_at, **values)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_job_budget(session: Session, *, job_id: str) -> JobBudgetRow | None:
+    """The budget row of ``job_id`` as the database has it now, or ``None``."""
+    return session.get(JobBudgetRow, job_id, populate_existing=True)
+
+
+def _new_used(dimension: BudgetDimension, amount: Amount) -> ColumnElement[Any]:
+    used = _BUDGETS.c[f"used_{dimension.value}"]
+    # Bind with the column's own type, whose processor converts Decimal for SQLite's driver.
+    return used + literal(amount, used.type)
+
+
+def _fits(dimension: BudgetDimension, new_used: ColumnElement[Any]) -> ColumnElement[bool]:
+    limit = _BUDGETS.c[f"limit_{dimension.value}"]
+    if dimension in _MONEY_DIMENSIONS:
+        within = func.round(new_used * _MONEY_QUANTUM) <= func.round(limit * _MONEY_QUANTUM)
+    else:
+        within = new_used <= limit
+    return limit.is_(None) | within
+
+
+def _find_charge(session: Session, job_id: str, key: str) -> BudgetChargeRow | None:
+    query = select(BudgetChargeRow).where(
+        BudgetChargeRow.job_id == job_id, BudgetChargeRow.idempotency_key == key
+    )
+    return session.scalars(query.execution_options(populate_existing=True)).one_or_none()
+
+
+def _result(row: BudgetChargeRow, *, replayed: bool) -> ChargeResult:
+    return ChargeResult(
+        charge_id=row.id,
+        job_id=row.job_id,
+        dimension=BudgetDimension(row.dimension),
+        amount=Decimal(row.amount),
+        outcome=ChargeOutcome(row.outcome),
+        replayed=replayed,
+    )
+
+
+def charge_budget(
+    session: Session,
+    *,
+    job_id: str,
+    dimension: BudgetDimension | str,
+    amount: Amount,
+    idempotency_key: str,
+    step: str | None = None,
+    attempt: int = 0,
+) -> ChargeResult:
+    """Spend ``amount`` of ``dimension`` for ``job_id`` if it fits, else record a refusal.
+
+    Atomic across processes: concurrent charges never push ``used`` past ``limit``. Idempotent:
+    a second call with the same ``idempotency_key`` returns the first outcome with
+    ``replayed=True`` and changes nothing, even when both calls race. The charge is committed
+    with the caller's transaction; keep it short, since the job's budget row stays locked until
+    then and every other charge of the job waits for it. Raises :class:`LedgerNotFoundError`
+    when the job has no budget row and ``ValueError`` for an unknown dimension or a bad amount.
+    """
+    dim = _dimension(dimension)
+    value = _checked_amount(dim, amount)
+    earlier = _find_charge(session, job_id, idempotency_key)
+    if earlier is not None:
+        return _result(earlier, replayed=True)
+    new_used = _new_used(dim, value)
+    try:
+        with session.begin_nested():
+            paid: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(_BUDGETS)
+                .where(_BUDGETS.c.job_id == job_id, _fits(dim, new_used))
+                .values({_BUDGETS.c[f"used_{dim.value}"]: new_used})
+            )
+            if paid.rowcount == 0 and session.get(JobBudgetRow, job_id) is None:
+                raise LedgerNotFoundError(
+                    f"job {job_id} has no budget; create it with create_job_budget() first",
+                    table="job_budgets",
+                    key=job_id,
+                )
+            row = BudgetChargeRow(
+                job_id=job_id,
+                dimension=dim,
+                amount=value,
+                idempotency_key=idempotency_key,
+                step=step,
+                attempt=attempt,
+                outcome=ChargeOutcome.GRANTED if paid.rowcount == 1 else ChargeOutcome.REFUSED,
+            )
+            session.add(row)
+    except sa_exc.IntegrityError:
+        # Another delivery of the same task recorded this key first; our UPDATE was rolled back
+        # with the savepoint, so report theirs.
+        earlier = _find_charge(session, job_id, idempotency_key)
+        if earlier is None:
+            raise
+        return _result(earlier, replayed=True)
+    return _result(row, replayed=False)

@@ -1,0 +1,94 @@
+"""The ingest registry: which version of each document a collection holds (SPEC C1, C12)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ledger.models import DocumentRow
+
+__all__ = ["UpsertOutcome", "count_documents", "get_documents", "upsert_document"]
+
+UpsertOutcome = Literal["new", "unchanged", "replaced"]
+
+_IN_CHUNK = 500  # stay far below SQLite's bound-parameter limit
+
+
+def get_documents(
+    session: Session, *, collection: str, doc_ids: Iterable[str]
+) -> dict[str, DocumentRow]:
+    """The registered documents among ``doc_ids``, keyed by doc id; unknown ids are absent."""
+    wanted = list(dict.fromkeys(doc_ids))
+    found: dict[str, DocumentRow] = {}
+    for start in range(0, len(wanted), _IN_CHUNK):
+        query = select(DocumentRow).where(
+            DocumentRow.collection == collection,
+            DocumentRow.doc_id.in_(wanted[start : start + _IN_CHUNK]),
+        )
+        found.update((row.doc_id, row) for row in session.scalars(query))
+    return found
+
+
+def count_documents(session: Session, *, collection: str) -> int:
+    """How many documents ``collection`` holds."""
+    query = (
+        select(func.count()).select_from(DocumentRow).where(DocumentRow.collection == collection)
+    )
+    return int(session.scalar(query) or 0)
+
+
+def upsert_document(
+    session: Session,
+    *,
+    collection: str,
+    doc_id: str,
+    title: str,
+    source_version: str,
+    content_hash: str,
+    acl: Sequence[str],
+    authority_tier: int,
+    chunk_count: int,
+) -> UpsertOutcome:
+    """Register a document and say what ingest must do with its chunks.
+
+    ``"new"``: first time seen. ``"unchanged"``: everything that reaches the vector payload is the
+    same, so its chunks may be skipped. ``"replaced"``: the source version or content hash changed,
+    or the title, ACL or authority tier did; its chunks must be rewritten. An ACL-only change counts
+    as replaced on purpose: skipping it would leave the old ACL on the stored vectors.
+    Safe when two tasks upsert the same document at once (the loser re-reads and compares).
+    """
+    fields = {
+        "title": title,
+        "source_version": source_version,
+        "content_hash": content_hash,
+        "acl": list(acl),
+        "authority_tier": authority_tier,
+        "chunk_count": chunk_count,
+    }
+    row = session.get(DocumentRow, (collection, doc_id), with_for_update=True)
+    if row is None:
+        try:
+            with session.begin_nested():
+                session.add(DocumentRow(collection=collection, doc_id=doc_id, **fields))
+            return "new"
+        except sa_exc.IntegrityError:
+            row = session.get(
+                DocumentRow, (collection, doc_id), with_for_update=True, populate_existing=True
+            )
+            if row is None:
+                raise
+    changed = (
+        row.source_version != source_version
+        or row.content_hash != content_hash
+        or row.title != title
+        or sorted(set(row.acl)) != sorted(set(acl))
+        or row.authority_tier != authority_tier
+    )
+    for name, value in fields.items():
+        setattr(row, name, value)
+    session.flush()
+    return "replaced" if changed else "unchanged"

@@ -1,0 +1,108 @@
+"""Ingest runs and their progress counters, bumped by many ingest tasks in parallel (SPEC C1)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Table, update
+from sqlalchemy.orm import Session
+
+from ledger.errors import LedgerNotFoundError
+from ledger.models import IngestRunRow, IngestStatus, utcnow
+
+__all__ = ["add_ingest_counts", "create_ingest_run", "finish_ingest_run", "get_ingest_run"]
+
+_RUNS = cast(Table, IngestRunRow.__table__)
+_COUNTERS = (
+    "documents_total",
+    "documents_ingested",
+    "documents_unchanged",
+    "documents_replaced",
+    "chunks",
+    "bad_lines",
+)
+
+
+def create_ingest_run(
+    session: Session, *, collection: str, source_path: str, documents_total: int = 0
+) -> IngestRunRow:
+    """Insert a running ingest run; its ``id`` is set on return (the row is flushed)."""
+    row = IngestRunRow(
+        collection=collection, source_path=source_path, documents_total=documents_total
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def add_ingest_counts(
+    session: Session,
+    *,
+    run_id: str,
+    documents_total: int = 0,
+    documents_ingested: int = 0,
+    documents_unchanged: int = 0,
+    documents_replaced: int = 0,
+    chunks: int = 0,
+    bad_lines: int = 0,
+) -> None:
+    """Add to the run's counters in one ``UPDATE … SET x = x + n``.
+
+    Increments are computed by the database, so parallel tasks never overwrite each other's
+    counts (a read-modify-write in Python would lose them). Raises :class:`LedgerNotFoundError`
+    for an unknown run.
+    """
+    deltas = dict(
+        zip(
+            _COUNTERS,
+            (
+                documents_total,
+                documents_ingested,
+                documents_unchanged,
+                documents_replaced,
+                chunks,
+                bad_lines,
+            ),
+            strict=True,
+        )
+    )
+    values = {_RUNS.c[name]: _RUNS.c[name] + delta for name, delta in deltas.items() if delta}
+    if not values:
+        values = {_RUNS.c.id: _RUNS.c.id}  # still check that the run exists
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(_RUNS).where(_RUNS.c.id == run_id).values(values)
+    )
+    if result.rowcount == 0:
+        raise LedgerNotFoundError(f"no ingest run {run_id}", table="ingest_runs", key=run_id)
+
+
+def finish_ingest_run(
+    session: Session,
+    *,
+    run_id: str,
+    status: IngestStatus = IngestStatus.COMPLETED,
+    error: str | None = None,
+) -> bool:
+    """Mark a running run finished; returns ``False`` if it had already finished.
+
+    The first finisher wins, so a redelivered "finish" task cannot overwrite a failure with a
+    success. Raises ``ValueError`` for ``status=RUNNING`` and :class:`LedgerNotFoundError` for
+    an unknown run.
+    """
+    if IngestStatus(status) is IngestStatus.RUNNING:
+        raise ValueError("finish_ingest_run needs a final status: completed, failed or cancelled")
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(_RUNS)
+        .where(_RUNS.c.id == run_id, _RUNS.c.status == IngestStatus.RUNNING)
+        .values(status=status, error=error, finished_at=utcnow())
+    )
+    if result.rowcount == 1:
+        return True
+    if session.get(IngestRunRow, run_id) is None:
+        raise LedgerNotFoundError(f"no ingest run {run_id}", table="ingest_runs", key=run_id)
+    return False
+
+
+def get_ingest_run(session: Session, *, run_id: str) -> IngestRunRow | None:
+    """The run as the database has it now (fresh counters), or ``None``."""
+    return session.get(IngestRunRow, run_id, populate_existing=True)

@@ -1,0 +1,222 @@
+"""Engines and sessions: URL handling, SQLite tuning, transactions and concurrent writers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select, text
+
+from ledger import (
+    IngestRunRow,
+    LedgerConfigurationError,
+    LedgerError,
+    LedgerIntegrityError,
+    LedgerUnavailableError,
+    create_ingest_run,
+    make_engine,
+    normalize_url,
+    session_scope,
+    upgrade,
+)
+from tests.ledger.conftest import Race
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("given", "driver"),
+    [
+        ("postgres://u:p@h:5432/db", "postgresql+psycopg"),
+        ("postgresql://u:p@h/db", "postgresql+psycopg"),
+        ("postgresql+psycopg://u@h/db", "postgresql+psycopg"),
+        ("sqlite:////tmp/x.db", "sqlite"),
+    ],
+)
+def test_normalize_url_points_postgres_at_psycopg(given: str, driver: str) -> None:
+    url = normalize_url(given)
+    assert url.drivername == driver
+    assert url.database in {"db", "/tmp/x.db"}
+
+
+@pytest.mark.parametrize("given", ["mysql://u@h/db", "not a url", "mongodb://h/db"])
+def test_unsupported_url_is_refused_with_the_valid_forms(given: str) -> None:
+    with pytest.raises(LedgerConfigurationError, match=r"sqlite:///.*postgresql://"):
+        make_engine(given)
+
+
+def test_unsupported_url_message_hides_the_password() -> None:
+    with pytest.raises(LedgerConfigurationError) as caught:
+        normalize_url("mysql://user:hunter2@h/db")
+    assert "hunter2" not in str(caught.value)
+
+
+def test_sqlite_engine_creates_the_directory_and_sets_pragmas(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            pragmas = {
+                name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()
+                for name in ("journal_mode", "busy_timeout", "foreign_keys", "synchronous")
+            }
+    finally:
+        engine.dispose()
+    assert Path(sqlite_url.removeprefix("sqlite:///")).is_file()
+    assert pragmas == {
+        "journal_mode": "wal",
+        "busy_timeout": 30_000,
+        "foreign_keys": 1,
+        "synchronous": 1,
+    }
+
+
+def test_in_memory_sqlite_is_one_database_for_every_connection() -> None:
+    # Without a single shared connection each checkout would open a new, empty database.
+    engine = make_engine("sqlite://")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (n INTEGER)")
+    worker = threading.Thread(target=_insert, args=(engine, 1))
+    worker.start()
+    worker.join()
+    _insert(engine, 2)
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT count(*) FROM t").scalar() == 2
+
+
+def _insert(engine: Engine, value: int) -> None:
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO t (n) VALUES (:n)"), {"n": value})
+
+
+def test_session_scope_commits_on_success(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        run_id = create_ingest_run(session, collection="c", source_path="p").id
+    with session_scope(engine, readonly=True) as session:
+        assert session.get(IngestRunRow, run_id) is not None
+
+
+def test_rows_stay_readable_after_either_scope(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        written = create_ingest_run(session, collection="c", source_path="p")
+    with session_scope(engine, readonly=True) as session:
+        read = session.get(IngestRunRow, written.id)
+    assert read is not None
+    assert (written.collection, read.source_path, read.chunks) == ("c", "p", 0)
+
+
+def test_session_scope_rolls_back_and_reraises_other_errors(engine: Engine) -> None:
+    with pytest.raises(KeyError), session_scope(engine) as session:
+        create_ingest_run(session, collection="c", source_path="p")
+        raise KeyError("boom")
+    with session_scope(engine, readonly=True) as session:
+        assert session.scalar(select(func.count()).select_from(IngestRunRow)) == 0
+
+
+def test_session_scope_translates_database_errors(engine: Engine) -> None:
+    with pytest.raises(LedgerIntegrityError) as caught, session_scope(engine) as session:
+        session.add(IngestRunRow(id="ing_same", collection="c", source_path="p"))
+        session.flush()
+        session.add(IngestRunRow(id="ing_same", collection="c", source_path="p"))
+    assert caught.value.detail
+    assert isinstance(caught.value.__cause__, Exception)
+
+
+def test_readonly_scope_refuses_to_drop_pending_writes(engine: Engine) -> None:
+    with (
+        pytest.raises(LedgerError, match="readonly"),
+        session_scope(engine, readonly=True) as session,
+    ):
+        session.add(IngestRunRow(collection="c", source_path="p"))
+    with session_scope(engine, readonly=True) as session:
+        assert session.scalar(select(func.count()).select_from(IngestRunRow)) == 0
+
+
+def test_unreachable_postgres_is_reported_unavailable() -> None:
+    engine = make_engine("postgresql://nobody@127.0.0.1:1/nothing?connect_timeout=2")
+    with pytest.raises(LedgerUnavailableError), session_scope(engine) as session:
+        session.execute(text("SELECT 1"))
+
+
+def test_read_then_write_transactions_never_hit_database_is_locked(
+    sqlite_url: str, race: Race
+) -> None:
+    # The classic SQLite deadlock: two deferred transactions both read, then both try to write;
+    # one gets SQLITE_BUSY at once, whatever the busy timeout. BEGIN IMMEDIATE must prevent it.
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+
+    def read_then_write(i: int) -> None:
+        for _ in range(10):
+            with session_scope(engine) as session:
+                session.scalar(select(func.count()).select_from(IngestRunRow))
+                time.sleep(0.001)
+                create_ingest_run(session, collection=f"c{i}", source_path="p")
+
+    try:
+        race(12, read_then_write)
+        with session_scope(engine, readonly=True) as session:
+            assert session.scalar(select(func.count()).select_from(IngestRunRow)) == 120
+    finally:
+        engine.dispose()
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from ledger import add_ingest_counts, make_engine, session_scope
+    url, run_id, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    engine = make_engine(url)
+    time.sleep(max(0.0, start - time.time()))
+    for _ in range(40):
+        with session_scope(engine) as session:
+            add_ingest_counts(session, run_id=run_id, chunks=1)
+    """
+)
+
+
+def test_writer_processes_share_one_sqlite_file(sqlite_url: str) -> None:
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+    with session_scope(engine) as session:
+        run_id = create_ingest_run(session, collection="c", source_path="p").id
+    start = time.time() + 1.5
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, sqlite_url, run_id, str(start)],
+            cwd=REPO_ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    errors = [proc.communicate(timeout=120)[1] for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0, 0, 0], errors
+    with session_scope(engine, readonly=True) as session:
+        assert session.get(IngestRunRow, run_id).chunks == 160  # type: ignore[union-attr]
+    engine.dispose()
+
+
+def _child_connection_id(engine: Engine, queue: multiprocessing.Queue[int]) -> None:
+    with engine.connect() as connection:
+        queue.put(id(connection.connection.dbapi_connection))
+
+
+def test_forked_child_never_reuses_the_parents_connection(engine: Engine) -> None:
+    with engine.connect() as connection:
+        parent_id = id(connection.connection.dbapi_connection)
+    context = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue[int] = context.Queue()
+    child = context.Process(target=_child_connection_id, args=(engine, queue))
+    child.start()
+    child_id = queue.get(timeout=30)
+    child.join(timeout=30)
+    assert child.exitcode == 0
+    assert child_id != parent_id
+    with engine.connect() as connection:  # the parent's pooled connection still works
+        assert connection.execute(text("SELECT 1")).scalar() == 1
