@@ -15,6 +15,7 @@ from typing import Any
 from celery import shared_task
 
 from embedding.base import Embedder
+from embedding.errors import EmbeddingUnavailableError
 from ledger import (
     add_ingest_counts,
     finish_ingest_run,
@@ -22,17 +23,22 @@ from ledger import (
     session_scope,
     upsert_document,
 )
+from ledger.errors import LedgerUnavailableError
 from orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
-from ragq.errors import EmbeddingError, LedgerError, RetrievalError
 from ragq.settings import Settings
 from schemas.document import Chunk, Document
 from tasks.runtime import resources, settings
 from vectorstore.base import SearchFilter, VectorPoint, VectorStore
+from vectorstore.errors import StoreClosedError, VectorStoreUnavailableError
 from workers.queues import Queue, task_name
 
 log = logging.getLogger(__name__)
-_TRANSIENT = (RetrievalError, LedgerError, EmbeddingError)
+# Only what may heal by waiting; a dimension mismatch or a bad name would fail every retry.
+_TRANSIENT = (
+    VectorStoreUnavailableError, StoreClosedError, EmbeddingUnavailableError,
+    LedgerUnavailableError,
+)
 
 
 def _stored(
@@ -118,8 +124,8 @@ def ingest_documents(
 
 
 @shared_task(
-    name=task_name(Queue.BOOKKEEPING, "finish_ingest"), bind=True, autoretry_for=(LedgerError,),
-    retry_backoff=True, max_retries=5,
+    name=task_name(Queue.BOOKKEEPING, "finish_ingest"), bind=True,
+    autoretry_for=(LedgerUnavailableError,), retry_backoff=True, max_retries=5,
 )
 def finish_ingest(self: Any, batch_counts: list[dict[str, int]], run_id: str) -> dict[str, int]:
     """Chord body: add up the batches and close the run in the ledger."""

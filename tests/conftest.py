@@ -15,6 +15,8 @@ from ragq.settings import Settings, build_settings
 from workers import supervisor
 from workers.client import call
 
+pytest_plugins = ["tests.fakes.plugin"]
+
 REDIS_URL = os.environ.get("RAGQ_TEST_REDIS_URL")
 POSTGRES_URL = os.environ.get("RAGQ_TEST_POSTGRES_URL")
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -1,0 +1,63 @@
+"""Where chunk vectors live: the interface, its two adapters, and the errors they raise.
+
+``EdgeVectorStore`` is the embedded engine (one owning process, files under ``$RAGQ_HOME``);
+``QdrantServerStore`` talks to a Qdrant server, or runs in memory for tests. Both give a
+``SearchFilter`` the same meaning (:mod:`vectorstore.filters`).
+"""
+
+import importlib
+from typing import TYPE_CHECKING
+
+from vectorstore.base import Hit, SearchFilter, VectorPoint, VectorStore
+from vectorstore.errors import (
+    EdgeStoreLockedError,
+    InvalidCollectionNameError,
+    InvalidVectorError,
+    StoreClosedError,
+    VectorDimensionError,
+    VectorStoreUnavailableError,
+)
+from vectorstore.filters import KEYWORD_FIELDS, AnyOf, FilterPlan, plan_search, plan_stale
+
+if TYPE_CHECKING:
+    from vectorstore.edge import EdgeVectorStore
+    from vectorstore.server import QdrantServerStore
+
+# Adapters load on first access: importing the package must not pull in every vendor library
+# (a process that only uses one adapter never imports the others' dependencies).
+_LAZY = {
+    "EdgeVectorStore": "vectorstore.edge",
+    "QdrantServerStore": "vectorstore.server",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    # the interface and the values that cross it
+    "VectorStore",
+    "VectorPoint",
+    "Hit",
+    "SearchFilter",
+    # adapters
+    "EdgeVectorStore",
+    "QdrantServerStore",
+    # filter semantics shared by the adapters
+    "AnyOf",
+    "FilterPlan",
+    "KEYWORD_FIELDS",
+    "plan_search",
+    "plan_stale",
+    # errors (all RetrievalError; see ragq.errors for the base classes)
+    "EdgeStoreLockedError",
+    "InvalidCollectionNameError",
+    "InvalidVectorError",
+    "StoreClosedError",
+    "VectorDimensionError",
+    "VectorStoreUnavailableError",
+]

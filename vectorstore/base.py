@@ -44,18 +44,29 @@ class VectorStore(Protocol):
     """Where chunk vectors live. Implementations translate vendor errors to ``RetrievalError``."""
 
     def ensure_collection(self, collection: str, dim: int) -> None:
-        """Create the collection if missing; raise ``RetrievalError`` on a dimension mismatch."""
+        """Create the collection if missing (cosine distance, keyword indexes on ``doc_id``,
+        ``acl``, ``source_version``); raise ``VectorDimensionError`` (a ``RetrievalError``) if
+        it exists with another dimension."""
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
-        """Insert or overwrite points by id (idempotent for the same ids)."""
+        """Insert or overwrite points by id (idempotent for the same ids); durable on return.
+
+        Raises ``CollectionNotFoundError`` before ``ensure_collection``, ``VectorDimensionError``
+        for a vector of the wrong length.
+        """
 
     def delete_stale(self, collection: str, doc_id: str, keep_source_version: str) -> int:
-        """Delete the chunks of ``doc_id`` whose source_version differs; return how many."""
+        """Delete the chunks of ``doc_id`` whose source_version differs; return how many
+        (0 when the collection does not exist). ``keep_source_version=""`` deletes them all."""
 
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
     ) -> list[Hit]:
-        """Nearest chunks by cosine similarity, best first; raise ``CollectionNotFoundError``."""
+        """At most ``top_k`` chunks passing ``flt``, by cosine similarity, best first.
+
+        Raises ``CollectionNotFoundError`` for an unknown collection, ``VectorDimensionError``
+        for a vector of the wrong length.
+        """
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points in the collection matching ``flt`` (0 if it does not exist)."""
@@ -64,4 +75,5 @@ class VectorStore(Protocol):
         """Names of the existing collections."""
 
     def close(self) -> None:
-        """Flush and release files or connections."""
+        """Wait for calls in flight, flush, release files or connections. Idempotent; later
+        calls raise ``StoreClosedError``."""

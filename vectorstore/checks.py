@@ -1,0 +1,54 @@
+"""Checks on what enters a vector store, shared by every adapter so both reject the same input.
+
+Done before the engine sees the input because the engines are lenient in unhelpful ways: a NaN
+query returns no hits instead of an error, and a bad name would become a path on disk.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from vectorstore.errors import InvalidCollectionNameError, InvalidVectorError, VectorDimensionError
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_collection_name(name: str) -> str:
+    """Return ``name`` if it is safe as a directory name and as a Qdrant collection name.
+
+    Raises ``InvalidCollectionNameError`` saying which names are valid.
+    """
+    if not _NAME.fullmatch(name) or name.endswith("."):
+        raise InvalidCollectionNameError(
+            f"invalid collection name {name!r}: use 1-64 letters, digits, '_', '-' or '.', "
+            "starting with a letter or digit and not ending with '.'",
+            collection=name,
+        )
+    return name
+
+
+def check_top_k(top_k: int) -> int:
+    """Return ``top_k`` if it asks for at least one hit; raise ``ValueError`` otherwise."""
+    if top_k < 1:
+        raise ValueError(f"top_k must be at least 1, got {top_k}")
+    return top_k
+
+
+def as_vector(collection: str, vector: Sequence[float], dim: int) -> list[float]:
+    """``vector`` as a list of floats of length ``dim``.
+
+    Raises ``VectorDimensionError`` on a length mismatch and ``InvalidVectorError`` when a
+    component is NaN or infinite.
+    """
+    if len(vector) != dim:
+        raise VectorDimensionError(collection, expected=dim, got=len(vector))
+    values = [float(x) for x in vector]
+    if not all(math.isfinite(x) for x in values):
+        raise InvalidVectorError(
+            f"vector for collection {collection!r} holds NaN or infinite values; "
+            "check the embedder's output",
+            collection=collection,
+        )
+    return values

@@ -1,0 +1,170 @@
+"""The embedded vector store: one qdrant-edge shard per collection, owned by one process.
+
+Threading, as measured on qdrant-edge 0.9 (see tests/vectorstore/test_edge.py): the engine
+releases the GIL while it searches and is safe to query from many threads while another thread
+writes, so reads take no lock. Writers of a collection take its lock, so ``delete_stale`` counts
+and deletes the same points; a gate makes ``close`` wait for in-flight calls instead of closing
+shards under them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import qdrant_edge as qe
+
+from ragq.errors import CollectionNotFoundError
+from vectorstore.base import Hit, SearchFilter, VectorPoint
+from vectorstore.checks import as_vector, check_collection_name, check_top_k
+from vectorstore.edge_errors import translate_edge_errors
+from vectorstore.edge_shards import EdgeCollection, ShardDirectory, edge_filter
+from vectorstore.errors import VectorDimensionError
+from vectorstore.filters import plan_search, plan_stale
+from vectorstore.locking import RootLock, UsageGate
+
+
+class EdgeVectorStore:
+    """A :class:`~vectorstore.base.VectorStore` on disk under ``root``, inside this process.
+
+    Construction takes ownership of ``root`` and raises ``EdgeStoreLockedError`` (a
+    ``VectorStoreLockedError``) naming the owning pid when another process holds it. Shards open
+    lazily on first use and stay open until :meth:`close`. Writes are durable on return.
+    """
+
+    def __init__(self, root: Path):
+        self._root = Path(root)
+        self._root.mkdir(parents=True, exist_ok=True)
+        self._owner = RootLock(self._root)
+        self._owner.acquire()
+        self._dir = ShardDirectory(self._root)
+        self._gate = UsageGate()
+        self._open_lock = threading.Lock()
+        self._open: dict[str, EdgeCollection] = {}
+
+    def __enter__(self) -> EdgeVectorStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def ensure_collection(self, collection: str, dim: int) -> None:
+        """Create the collection if missing; raise ``VectorDimensionError`` if its dim differs."""
+        with self._gate.use():
+            name = check_collection_name(collection)
+            with self._open_lock:
+                found = self._open.get(name) or self._dir.open(name)
+                if found is None:
+                    found = self._dir.create(name, dim)
+                self._open[name] = found
+            if found.dim != dim:
+                raise VectorDimensionError(name, expected=found.dim, got=dim)
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""
+        with self._gate.use():
+            coll = self._require(collection)
+            rows = [(p.id, as_vector(coll.name, p.vector, coll.dim), p.payload) for p in points]
+            if not rows:
+                return
+            with translate_edge_errors(coll.name):  # ids and payloads convert here
+                op = qe.UpdateOperation.upsert_points([qe.Point(*row) for row in rows])
+            with coll.write_lock, translate_edge_errors(coll.name):
+                coll.shard.update(op)
+                coll.shard.flush()
+
+    def delete_stale(self, collection: str, doc_id: str, keep_source_version: str) -> int:
+        """Delete the chunks of ``doc_id`` of another source_version; return how many.
+
+        Returns 0 when the collection does not exist.
+        """
+        with self._gate.use():
+            coll = self._get(collection)
+            if coll is None:
+                return 0
+            flt = edge_filter(plan_stale(doc_id, keep_source_version))
+            with coll.write_lock, translate_edge_errors(coll.name):
+                stale = coll.shard.count(qe.CountRequest(exact=True, filter=flt))
+                if stale:
+                    coll.shard.update(qe.UpdateOperation.delete_points_by_filter(flt))
+                    coll.shard.flush()
+            return stale
+
+    def search(
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+    ) -> list[Hit]:
+        """The ``top_k`` nearest chunks by cosine similarity passing ``flt``, best first.
+
+        Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
+        for a vector of the wrong length.
+        """
+        with self._gate.use():
+            coll = self._require(collection)
+            query = qe.Query.Nearest(as_vector(coll.name, vector, coll.dim))
+            plan = plan_search(flt)
+            if plan.matches_nothing:
+                return []
+            request = qe.QueryRequest(
+                limit=check_top_k(top_k),
+                query=query,
+                filter=None if plan.is_empty else edge_filter(plan),
+                with_payload=True,
+            )
+            with translate_edge_errors(coll.name):
+                points = coll.shard.query(request)
+            return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
+
+    def count(self, collection: str, flt: SearchFilter | None = None) -> int:
+        """Exact number of points passing ``flt``; 0 when the collection does not exist."""
+        with self._gate.use():
+            coll = self._get(collection)
+            plan = plan_search(flt)
+            if coll is None or plan.matches_nothing:
+                return 0
+            request = qe.CountRequest(
+                exact=True, filter=None if plan.is_empty else edge_filter(plan)
+            )
+            with translate_edge_errors(coll.name):
+                return coll.shard.count(request)
+
+    def collections(self) -> list[str]:
+        """Names of the existing collections, sorted."""
+        with self._gate.use():
+            return self._dir.names()
+
+    def close(self) -> None:
+        """Wait for in-flight calls, flush and close every shard, release ownership. Idempotent."""
+        if not self._gate.close():
+            return
+        try:
+            with self._open_lock:
+                for coll in self._open.values():
+                    with translate_edge_errors(coll.name):
+                        coll.shard.flush()
+                        coll.shard.close()
+                self._open.clear()
+        finally:
+            self._owner.release()
+
+    def _require(self, collection: str) -> EdgeCollection:
+        coll = self._get(collection)
+        if coll is None:
+            raise CollectionNotFoundError(
+                f"collection {collection!r} does not exist in {self._root}; ingest into it "
+                f"first (existing: {', '.join(self._dir.names()) or 'none'})",
+                collection=collection,
+            )
+        return coll
+
+    def _get(self, collection: str) -> EdgeCollection | None:
+        """The open collection, opening its shard on first use; None if it does not exist."""
+        found = self._open.get(collection)
+        if found is not None:
+            return found
+        name = check_collection_name(collection)
+        with self._open_lock:
+            found = self._open.get(name) or self._dir.open(name)
+            if found is not None:
+                self._open[name] = found
+            return found

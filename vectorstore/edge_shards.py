@@ -1,0 +1,89 @@
+"""The on-disk layout of an embedded store root: which collections exist, and their shards.
+
+Per collection, ``<collection>/collection.json`` records the dimension (its presence is what
+makes the collection exist) beside ``<collection>/shard/``, the engine's own files. The record is
+written last, atomically, so a crash while creating leaves no half-made collection behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import qdrant_edge as qe
+
+from vectorstore.edge_errors import translate_edge_errors
+from vectorstore.filters import KEYWORD_FIELDS, FilterPlan
+
+META_FILE = "collection.json"
+SHARD_DIR = "shard"
+
+
+@dataclass
+class EdgeCollection:
+    """An open shard and its dimension; ``write_lock`` serialises this shard's writers."""
+
+    name: str
+    shard: qe.EdgeShard
+    dim: int
+    write_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def edge_filter(plan: FilterPlan) -> qe.Filter:
+    """Render the shared filter semantics (:mod:`vectorstore.filters`) in qdrant-edge's types."""
+
+    def any_of(key: str, values: tuple[str, ...]) -> qe.FieldCondition:
+        return qe.FieldCondition(key=key, match=qe.MatchAny(any=list(values)))
+
+    return qe.Filter(
+        must=[any_of(c.key, c.values) for c in plan.must] or None,
+        must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
+    )
+
+
+class ShardDirectory:
+    """Opens and creates the shards under ``root``; the caller serialises calls."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def names(self) -> list[str]:
+        """Names of the existing collections, sorted."""
+        return sorted(p.parent.name for p in self.root.glob(f"*/{META_FILE}"))
+
+    def open(self, name: str) -> EdgeCollection | None:
+        """Open the shard of ``name``; None when the collection does not exist."""
+        meta = self.root / name / META_FILE
+        if not meta.is_file():
+            return None
+        return self._shard(name, int(json.loads(meta.read_text())["dim"]))
+
+    def create(self, name: str, dim: int) -> EdgeCollection:
+        """Create the shard with cosine distance and keyword indexes, then its record."""
+        coll = self._shard(name, dim)
+        with translate_edge_errors(name):
+            for key in KEYWORD_FIELDS:
+                coll.shard.update(
+                    qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword)
+                )
+            coll.shard.flush()
+        meta = self.root / name / META_FILE
+        tmp = meta.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"dim": dim, "distance": "cosine", "engine": "qdrant-edge"}))
+        os.replace(tmp, meta)
+        return coll
+
+    def _shard(self, name: str, dim: int) -> EdgeCollection:
+        """Load the shard, or create it when its directory is empty (new, or a crash before
+        the first write); loading with ``dim`` makes the engine check it matches."""
+        path = self.root / name / SHARD_DIR
+        config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+        with translate_edge_errors(name):
+            if path.is_dir() and any(path.iterdir()):
+                shard = qe.EdgeShard.load(str(path), config)
+            else:
+                shard = qe.EdgeShard.create(str(path), config)
+        return EdgeCollection(name, shard, dim)

@@ -1,0 +1,212 @@
+"""The vector store on a Qdrant server (or qdrant-client's in-process ``:memory:`` mode, for tests).
+
+Same semantics as the embedded store: cosine distance, keyword payload indexes on the filtered
+fields, writes acknowledged only once applied (``wait=True``), the shared filter meaning of
+:mod:`vectorstore.filters`. Collection dimensions are cached after the first lookup, so a
+search costs one request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from qdrant_client import QdrantClient, models
+
+from ragq.errors import CollectionNotFoundError, RetrievalError
+from vectorstore.base import Hit, SearchFilter, VectorPoint
+from vectorstore.checks import as_vector, check_collection_name, check_top_k
+from vectorstore.errors import VectorDimensionError
+from vectorstore.filters import KEYWORD_FIELDS, FilterPlan, plan_search, plan_stale
+from vectorstore.locking import UsageGate
+from vectorstore.server_errors import translate_server_errors
+
+T = TypeVar("T")
+MEMORY = ":memory:"
+
+
+def client_filter(plan: FilterPlan) -> models.Filter | None:
+    """Render the shared filter semantics in qdrant-client's models; None when unrestricted."""
+    return None if plan.is_empty else _render(plan)
+
+
+def _render(plan: FilterPlan) -> models.Filter:
+    def any_of(key: str, values: tuple[str, ...]) -> models.FieldCondition:
+        return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
+
+    return models.Filter(
+        must=[any_of(c.key, c.values) for c in plan.must] or None,
+        must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
+    )
+
+
+class QdrantServerStore:
+    """A :class:`~vectorstore.base.VectorStore` on the Qdrant server at ``url``.
+
+    ``url=":memory:"`` runs qdrant-client's in-process mode, whose calls are serialised here
+    because that mode is not thread-safe (a server is). ``timeout_s`` bounds each request.
+    """
+
+    def __init__(self, url: str, api_key: str | None = None, timeout_s: float = 30):
+        self._url = url
+        self._local = url == MEMORY
+        self._serial: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if self._local else contextlib.nullcontext()
+        )
+        self._gate = UsageGate()
+        self._dims: dict[str, int] = {}
+        with translate_server_errors(None, url):
+            self._client = (
+                QdrantClient(location=MEMORY)
+                if self._local
+                else QdrantClient(url=url, api_key=api_key, timeout=math.ceil(timeout_s))
+            )
+
+    def __enter__(self) -> QdrantServerStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def ensure_collection(self, collection: str, dim: int) -> None:
+        """Create the collection if missing; raise ``VectorDimensionError`` if its dim differs."""
+        name = check_collection_name(collection)
+        found = self._dim(name)
+        if found is None:
+            found = self._create(name, dim)
+        if found != dim:
+            raise VectorDimensionError(name, expected=found, got=dim)
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""
+        dim = self._require(collection)
+        structs = [
+            models.PointStruct(
+                id=p.id, vector=as_vector(collection, p.vector, dim), payload=p.payload
+            )
+            for p in points
+        ]
+        if structs:
+            self._call(collection, self._client.upsert, collection, points=structs, wait=True)
+
+    def delete_stale(self, collection: str, doc_id: str, keep_source_version: str) -> int:
+        """Delete the chunks of ``doc_id`` of another source_version; return how many.
+
+        The count is taken just before the delete; 0 when the collection does not exist.
+        """
+        if self._dim(check_collection_name(collection)) is None:
+            return 0
+        flt = _render(plan_stale(doc_id, keep_source_version))
+        stale = self._count(collection, flt)
+        if stale:
+            selector = models.FilterSelector(filter=flt)
+            self._call(collection, self._client.delete, collection, selector, wait=True)
+        return stale
+
+    def search(
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+    ) -> list[Hit]:
+        """The ``top_k`` nearest chunks by cosine similarity passing ``flt``, best first.
+
+        Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
+        for a vector of the wrong length.
+        """
+        query = as_vector(collection, vector, self._require(collection))
+        plan = plan_search(flt)
+        if plan.matches_nothing:
+            return []
+        response = self._call(
+            collection,
+            self._client.query_points,
+            collection,
+            query=query,
+            limit=check_top_k(top_k),
+            query_filter=client_filter(plan),
+            with_payload=True,
+        )
+        return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in response.points]
+
+    def count(self, collection: str, flt: SearchFilter | None = None) -> int:
+        """Exact number of points passing ``flt``; 0 when the collection does not exist."""
+        plan = plan_search(flt)
+        if self._dim(check_collection_name(collection)) is None or plan.matches_nothing:
+            return 0
+        return self._count(collection, client_filter(plan))
+
+    def collections(self) -> list[str]:
+        """Names of the existing collections, sorted."""
+        response = self._call(None, self._client.get_collections)
+        return sorted(c.name for c in response.collections)
+
+    def close(self) -> None:
+        """Wait for in-flight calls and close the connection pool. Idempotent."""
+        if self._gate.close():
+            with translate_server_errors(None, self._url):
+                self._client.close()
+
+    def _call(self, collection: str | None, fn: Callable[..., T], /, *args: Any, **kw: Any) -> T:
+        """Every client call goes through here: gate, serialisation, error translation."""
+        try:
+            with self._gate.use(), self._serial, translate_server_errors(collection, self._url):
+                return fn(*args, **kw)
+        except CollectionNotFoundError:
+            self._dims.pop(collection or "", None)  # deleted behind our back: forget its dim
+            raise
+
+    def _count(self, collection: str, flt: models.Filter | None) -> int:
+        result = self._call(collection, self._client.count, collection, flt, exact=True)
+        return int(result.count)
+
+    def _require(self, collection: str) -> int:
+        dim = self._dim(check_collection_name(collection))
+        if dim is None:
+            raise CollectionNotFoundError(
+                f"collection {collection!r} does not exist on Qdrant at {self._url}; "
+                "ingest into it first",
+                collection=collection,
+            )
+        return dim
+
+    def _dim(self, name: str) -> int | None:
+        """The vector size of ``name`` (cached once known); None if the collection is missing."""
+        if name in self._dims:
+            return self._dims[name]
+        try:
+            info = self._call(name, self._client.get_collection, name)
+        except CollectionNotFoundError:
+            return None
+        params = info.config.params.vectors
+        if not isinstance(params, models.VectorParams) or params.distance != models.Distance.COSINE:
+            raise RetrievalError(
+                f"collection {name!r} on {self._url} was not created by ragq (it needs one "
+                f"unnamed cosine vector, found {params!r}); use another collection name",
+                collection=name,
+            )
+        self._dims[name] = params.size
+        return params.size
+
+    def _create(self, name: str, dim: int) -> int:
+        """Create ``name`` with its payload indexes; tolerate losing a creation race."""
+        config = models.VectorParams(size=dim, distance=models.Distance.COSINE)
+        try:
+            self._call(name, self._client.create_collection, name, vectors_config=config)
+        except RetrievalError:
+            found = self._dim(name)
+            if found is None:
+                raise
+            return found
+        if not self._local:  # the in-process mode ignores payload indexes (and warns)
+            for key in KEYWORD_FIELDS:
+                self._call(
+                    name,
+                    self._client.create_payload_index,
+                    name,
+                    field_name=key,
+                    field_schema=models.PayloadSchemaType.KEYWORD,
+                    wait=True,
+                )
+        self._dims[name] = dim
+        return dim
