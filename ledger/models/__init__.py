@@ -18,7 +18,7 @@ from ledger.models.enums import (
 )
 from ledger.models.planning import PlanRow, SubQueryRow, VerificationRow
 from ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
-from ledger.models.submission import ApiKeyRow, BatchRow, JobRow
+from ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
 from ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "utcnow",
     # submission
     "ApiKeyRow",
+    "BatchInputErrorRow",
     "BatchRow",
     "JobRow",
     # budgets

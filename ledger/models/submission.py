@@ -96,3 +96,19 @@ class JobRow(Base):
     created_at: Mapped[datetime] = created_column()
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+
+
+class BatchInputErrorRow(Base):
+    """A batch input line rejected before it became a job: it goes to the batch's errors file
+    with its line number and reason, and the rest of the batch runs."""
+
+    __tablename__ = "batch_input_errors"
+    __table_args__ = (UniqueConstraint("batch_id", "line"),)
+
+    id: Mapped[str] = id_column("bie")
+    batch_id: Mapped[str] = ref_column("batches.id")
+    line: Mapped[int] = mapped_column(Integer)
+    custom_id: Mapped[str | None] = mapped_column(String(512))
+    code: Mapped[str] = mapped_column(String(64))
+    message: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = created_column()

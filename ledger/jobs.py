@@ -1,0 +1,204 @@
+"""Batches and jobs: submission, status, cancellation and the end of a job (SPEC C2, C10).
+
+A job ends exactly once: :func:`finish_job` is a conditional update, so a redelivered finalize
+task neither rewrites the result nor bumps the batch counters twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from ledger.errors import LedgerNotFoundError
+from ledger.models import (
+    TERMINAL_JOB_STATUSES,
+    BatchInputErrorRow,
+    BatchRow,
+    BatchStatus,
+    JobRow,
+    JobStatus,
+    utcnow,
+)
+
+__all__ = [
+    "add_job",
+    "batch_errors",
+    "batch_jobs",
+    "cancel_batch",
+    "cancel_job",
+    "create_batch",
+    "finish_job",
+    "get_batch",
+    "get_job",
+    "job_counts",
+    "record_input_error",
+    "set_job_status",
+    "start_batch",
+]
+
+_COUNTER = {
+    JobStatus.COMPLETED: BatchRow.completed_count,
+    JobStatus.INSUFFICIENT_EVIDENCE: BatchRow.insufficient_evidence_count,
+    JobStatus.BUDGET_EXHAUSTED: BatchRow.budget_exhausted_count,
+    JobStatus.FAILED: BatchRow.failed_count,
+    JobStatus.CANCELLED: BatchRow.cancelled_count,
+}
+_OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
+
+
+def create_batch(
+    session: Session, *, tenant: str, collection: str, input_filename: str | None,
+    budget: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
+) -> BatchRow:
+    """A new batch in ``validating``; jobs are added, then :func:`start_batch` opens it."""
+    row = BatchRow(tenant=tenant, collection=collection, input_filename=input_filename,
+                   budget=budget, meta=metadata or {})
+    session.add(row)
+    session.flush()
+    return row
+
+
+def add_job(
+    session: Session, *, batch_id: str | None, custom_id: str | None, position: int | None,
+    tenant: str, collection: str, question: str, acl: Sequence[str],
+    metadata: dict[str, Any] | None = None,
+) -> JobRow:
+    """A queued job; ``metadata`` carries the ticket's budget, route override and metadata."""
+    row = JobRow(batch_id=batch_id, custom_id=custom_id, position=position, tenant=tenant,
+                 collection=collection, question=question, acl=list(acl), meta=metadata or {})
+    session.add(row)
+    session.flush()
+    return row
+
+
+def record_input_error(
+    session: Session, *, batch_id: str, line: int, custom_id: str | None, code: str, message: str
+) -> None:
+    """An input line that never became a job, for the batch's errors file."""
+    session.add(BatchInputErrorRow(batch_id=batch_id, line=line, custom_id=custom_id, code=code,
+                                   message=message))
+
+
+def start_batch(session: Session, *, batch_id: str) -> BatchRow:
+    """Move a validated batch to ``in_progress`` (or straight to ``completed`` when empty)."""
+    batch = get_batch(session, batch_id=batch_id)
+    batch.total_count = _count(session, JobRow.batch_id == batch_id)
+    batch.invalid_count = int(session.scalar(
+        select(func.count()).select_from(BatchInputErrorRow)
+        .where(BatchInputErrorRow.batch_id == batch_id)) or 0)
+    batch.started_at = utcnow()
+    batch.status = BatchStatus.IN_PROGRESS if batch.total_count else BatchStatus.COMPLETED
+    if not batch.total_count:
+        batch.finished_at = batch.started_at
+    return batch
+
+
+def get_batch(session: Session, *, batch_id: str) -> BatchRow:
+    """Raises LedgerNotFoundError for an unknown id."""
+    row = session.get(BatchRow, batch_id)
+    if row is None:
+        raise LedgerNotFoundError(f"no batch {batch_id!r}", table="batches", key=batch_id)
+    return row
+
+
+def get_job(session: Session, *, job_id: str) -> JobRow:
+    """Raises LedgerNotFoundError for an unknown id."""
+    row = session.get(JobRow, job_id)
+    if row is None:
+        raise LedgerNotFoundError(f"no job {job_id!r}", table="jobs", key=job_id)
+    return row
+
+
+def set_job_status(session: Session, *, job_id: str, status: JobStatus) -> bool:
+    """Move an open job to another open status; False when the job already ended (e.g. was
+    cancelled), which tells the caller to stop."""
+    result = session.execute(
+        update(JobRow).where(JobRow.id == job_id, JobRow.status.in_(_OPEN))
+        .values(status=status, started_at=func.coalesce(JobRow.started_at, utcnow()))
+    )
+    return bool(result.rowcount)
+
+
+def finish_job(
+    session: Session, *, job_id: str, status: JobStatus, result: dict[str, Any] | None,
+    stop_reason: str | None = None, error: dict[str, Any] | None = None,
+    exhausted_dimension: str | None = None,
+) -> bool:
+    """End a job once: True for the call that ended it; the batch's counters move with it."""
+    if status not in TERMINAL_JOB_STATUSES:
+        raise ValueError(f"{status} is not a terminal status")
+    done = session.execute(
+        update(JobRow).where(JobRow.id == job_id, JobRow.status.in_(_OPEN)).values(
+            status=status, result=result, stop_reason=stop_reason, error=error,
+            exhausted_dimension=exhausted_dimension, finished_at=utcnow(),
+        )
+    ).rowcount
+    if not done:
+        return False
+    batch_id = session.scalar(select(JobRow.batch_id).where(JobRow.id == job_id))
+    if batch_id is not None:
+        _count_finished(session, batch_id, status)
+    return True
+
+
+def _count_finished(session: Session, batch_id: str, status: JobStatus) -> None:
+    column = _COUNTER[status]
+    session.execute(update(BatchRow).where(BatchRow.id == batch_id)
+                    .values({column: column + 1}))
+    open_jobs = _count(session, JobRow.batch_id == batch_id, JobRow.status.in_(_OPEN))
+    if open_jobs == 0:
+        batch = get_batch(session, batch_id=batch_id)
+        if batch.status in (BatchStatus.IN_PROGRESS, BatchStatus.FINALIZING):
+            batch.status = BatchStatus.COMPLETED
+        elif batch.status is BatchStatus.CANCELLING:
+            batch.status = BatchStatus.CANCELLED
+        batch.finished_at = batch.finished_at or utcnow()
+
+
+def cancel_job(session: Session, *, job_id: str) -> bool:
+    """Cancel an open job: tasks see it at their next step and enqueue nothing more."""
+    get_job(session, job_id=job_id)
+    return finish_job(session, job_id=job_id, status=JobStatus.CANCELLED, result=None,
+                      stop_reason="cancelled")
+
+
+def cancel_batch(session: Session, *, batch_id: str) -> int:
+    """Cancel every open job of a batch; finished results are kept. Returns how many."""
+    batch = get_batch(session, batch_id=batch_id)
+    if batch.status in (BatchStatus.VALIDATING, BatchStatus.IN_PROGRESS):
+        batch.status = BatchStatus.CANCELLING
+    open_ids = session.scalars(
+        select(JobRow.id).where(JobRow.batch_id == batch_id, JobRow.status.in_(_OPEN))
+    ).all()
+    cancelled = sum(cancel_job(session, job_id=j) for j in open_ids)
+    if batch.status is BatchStatus.CANCELLING and not open_ids:
+        batch.status = BatchStatus.CANCELLED
+        batch.finished_at = batch.finished_at or utcnow()
+    return cancelled
+
+
+def batch_jobs(session: Session, *, batch_id: str) -> list[JobRow]:
+    """The batch's jobs in input order."""
+    return list(session.scalars(
+        select(JobRow).where(JobRow.batch_id == batch_id).order_by(JobRow.position)))
+
+
+def batch_errors(session: Session, *, batch_id: str) -> list[BatchInputErrorRow]:
+    """Rejected input lines in line order."""
+    return list(session.scalars(select(BatchInputErrorRow)
+                                .where(BatchInputErrorRow.batch_id == batch_id)
+                                .order_by(BatchInputErrorRow.line)))
+
+
+def job_counts(session: Session, *, batch_id: str) -> dict[str, int]:
+    """Jobs of the batch by status."""
+    rows = session.execute(select(JobRow.status, func.count()).where(JobRow.batch_id == batch_id)
+                           .group_by(JobRow.status))
+    return {str(status): int(n) for status, n in rows}
+
+
+def _count(session: Session, *conditions: Any) -> int:
+    return int(session.scalar(select(func.count()).select_from(JobRow).where(*conditions)) or 0)

@@ -1,0 +1,226 @@
+"""What each step of a job writes: plan, sub-queries, retrievals and their evidence, checks,
+verdicts, model calls, the answer (SPEC C10).
+
+Every writer is idempotent on the step's natural key (job, round, index, attempt …): a task
+delivered twice finds its first write and returns it, so the ledger never holds duplicates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from ledger.models import (
+    AnswerRow,
+    Base,
+    CitationRow,
+    EvidenceItemRow,
+    ModelCallRow,
+    ModelCallStatus,
+    PlanRow,
+    RetrievalRequestRow,
+    SubQueryOrigin,
+    SubQueryRow,
+    SubQueryStatus,
+    SufficiencyCheckRow,
+    VerificationRow,
+    utcnow,
+)
+
+__all__ = [
+    "EvidenceHit",
+    "NewSubQuery",
+    "finish_sub_query",
+    "get_or_create",
+    "job_evidence",
+    "job_sub_queries",
+    "mark_in_context",
+    "record_answer",
+    "record_check",
+    "record_model_call",
+    "record_plan",
+    "record_retrieval",
+    "record_sub_queries",
+    "record_verification",
+]
+
+RowT = TypeVar("RowT", bound=Base)
+
+
+def get_or_create(session: Session, model: type[RowT], key: dict[str, Any],
+                  values: dict[str, Any]) -> tuple[RowT, bool]:
+    """The row with ``key``, created with ``values`` if missing; True when this call created it.
+
+    A concurrent duplicate (two deliveries racing) loses on the unique constraint inside a
+    savepoint and returns the winner's row.
+    """
+    query = select(model).filter_by(**key)
+    found = session.scalars(query).first()
+    if found is not None:
+        return found, False
+    try:
+        with session.begin_nested():
+            row = model(**key, **values)
+            session.add(row)
+        return row, True
+    except sa_exc.IntegrityError:
+        return session.scalars(query).one(), False
+
+
+def record_plan(session: Session, *, job_id: str, round: int, plan: dict[str, Any],
+                strategy: str, repair_reason: str | None, cache_hit: bool = False) -> PlanRow:
+    row, _ = get_or_create(session, PlanRow, {"job_id": job_id, "round": round},
+                           {"plan": plan, "strategy": strategy, "repair_reason": repair_reason,
+                            "cache_hit": cache_hit})
+    return row
+
+
+@dataclass(frozen=True)
+class NewSubQuery:
+    index: int
+    text: str
+    depends_on: Sequence[int] = ()
+    origin: SubQueryOrigin = SubQueryOrigin.PLAN
+    reason: str = ""
+
+
+def record_sub_queries(session: Session, *, job_id: str, round: int,
+                       items: Sequence[NewSubQuery]) -> list[SubQueryRow]:
+    """The round's sub-queries, created once, in index order."""
+    rows = []
+    for item in items:
+        row, _ = get_or_create(
+            session, SubQueryRow, {"job_id": job_id, "round": round, "index": item.index},
+            {"origin": item.origin, "original_text": item.text, "reason": item.reason,
+             "depends_on": list(item.depends_on), "status": SubQueryStatus.PENDING},
+        )
+        rows.append(row)
+    return rows
+
+
+def job_sub_queries(session: Session, *, job_id: str, round: int | None = None
+                    ) -> list[SubQueryRow]:
+    query = select(SubQueryRow).where(SubQueryRow.job_id == job_id)
+    if round is not None:
+        query = query.where(SubQueryRow.round == round)
+    return list(session.scalars(query.order_by(SubQueryRow.round, SubQueryRow.index)))
+
+
+@dataclass(frozen=True)
+class EvidenceHit:
+    doc_id: str
+    chunk_id: str
+    score: float
+    source_version: str
+    authority_tier: int
+    title: str
+    text: str
+
+
+def record_retrieval(
+    session: Session, *, job_id: str, sub_query_id: str | None, attempt: int, query_text: str,
+    normalized_key: str, top_k: int, filters: dict[str, Any], hits: Sequence[EvidenceHit],
+    latency_ms: int,
+) -> tuple[RetrievalRequestRow, bool]:
+    """A retrieval request and its hits as evidence; True when this call recorded it."""
+    top = max((h.score for h in hits), default=None)
+    request, created = get_or_create(
+        session, RetrievalRequestRow,
+        {"job_id": job_id, "sub_query_id": sub_query_id, "attempt": attempt},
+        {"query_text": query_text, "normalized_key": normalized_key, "top_k": top_k,
+         "filters": filters, "hit_count": len(hits), "top_score": top, "latency_ms": latency_ms},
+    )
+    if created:
+        session.flush()
+        session.add_all(
+            EvidenceItemRow(
+                job_id=job_id, retrieval_request_id=request.id, sub_query_id=sub_query_id,
+                doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score, rank=rank,
+                source_version=h.source_version, authority_tier=h.authority_tier, title=h.title,
+                text=h.text,
+            )
+            for rank, h in enumerate(hits)
+        )
+    return request, created
+
+
+def job_evidence(session: Session, *, job_id: str, sub_query_id: str | None = None,
+                 retrieval_request_id: str | None = None) -> list[EvidenceItemRow]:
+    """Evidence of a job (or of one sub-query / request), oldest request first, best rank first."""
+    query = select(EvidenceItemRow).where(EvidenceItemRow.job_id == job_id)
+    if sub_query_id is not None:
+        query = query.where(EvidenceItemRow.sub_query_id == sub_query_id)
+    if retrieval_request_id is not None:
+        query = query.where(EvidenceItemRow.retrieval_request_id == retrieval_request_id)
+    return list(session.scalars(query.order_by(EvidenceItemRow.created_at, EvidenceItemRow.rank)))
+
+
+def record_check(session: Session, *, job_id: str, sub_query_id: str,
+                 retrieval_request_id: str | None, attempt: int, sufficient: bool, score: float,
+                 reason: str, rewrite: str | None) -> SufficiencyCheckRow:
+    row, _ = get_or_create(
+        session, SufficiencyCheckRow, {"sub_query_id": sub_query_id, "attempt": attempt},
+        {"job_id": job_id, "retrieval_request_id": retrieval_request_id,
+         "sufficient": sufficient, "score": score, "reason": reason, "rewrite": rewrite},
+    )
+    return row
+
+
+def finish_sub_query(session: Session, *, sub_query_id: str, status: SubQueryStatus,
+                     finding: str | None) -> None:
+    session.execute(update(SubQueryRow).where(SubQueryRow.id == sub_query_id)
+                    .values(status=status, finding=finding, finished_at=utcnow()))
+
+
+def record_verification(session: Session, *, job_id: str, round: int, sufficient: bool,
+                        confidence: float, missing_info: Sequence[str],
+                        follow_up_queries: Sequence[str], reason: str,
+                        new_evidence_count: int) -> VerificationRow:
+    row, _ = get_or_create(
+        session, VerificationRow, {"job_id": job_id, "round": round},
+        {"sufficient": sufficient, "confidence": confidence, "missing_info": list(missing_info),
+         "follow_up_queries": list(follow_up_queries), "reason": reason,
+         "new_evidence_count": new_evidence_count},
+    )
+    return row
+
+
+def record_model_call(session: Session, *, job_id: str | None, role: str, provider: str,
+                      model: str, call_key: str, prompt_tokens: int, completion_tokens: int,
+                      latency_ms: int, status: ModelCallStatus = ModelCallStatus.OK,
+                      error: str | None = None, attempt: int = 0) -> ModelCallRow:
+    row, _ = get_or_create(
+        session, ModelCallRow, {"job_id": job_id, "call_key": call_key},
+        {"role": role, "provider": provider, "model": model, "attempt": attempt,
+         "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+         "latency_ms": latency_ms, "status": status, "error": error},
+    )
+    return row
+
+
+def mark_in_context(session: Session, *, job_id: str, evidence_ids: Sequence[str]) -> None:
+    """Flag the evidence that reached the answer model (and only it)."""
+    session.execute(update(EvidenceItemRow).where(EvidenceItemRow.job_id == job_id)
+                    .values(in_context=EvidenceItemRow.id.in_(list(evidence_ids) or [""])))
+
+
+def record_answer(session: Session, *, job_id: str, text: str, extractive: bool,
+                  contradictions: list[Any], citations: Sequence[dict[str, Any]]) -> AnswerRow:
+    answer, created = get_or_create(
+        session, AnswerRow, {"job_id": job_id},
+        {"text": text, "extractive": extractive, "contradictions": contradictions},
+    )
+    if created:
+        session.flush()
+        session.add_all(
+            CitationRow(answer_id=answer.id, position=i, doc_id=c["doc_id"],
+                        chunk_id=c["chunk_id"], quote=c.get("quote"),
+                        evidence_item_id=c.get("evidence_item_id"))
+            for i, c in enumerate(citations)
+        )
+    return answer

@@ -1,0 +1,99 @@
+"""Tickets (batch input lines), their budgets, and what a job returns (SPEC "Formats")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_QUESTION_CHARS = 4000
+ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
+
+
+class Budget(BaseModel):
+    """Per-job limits; every key optional, unknown keys rejected (SPEC "Formats")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_steps: int | None = Field(None, ge=1, le=10_000)
+    max_retrieval_calls: int | None = Field(None, ge=1, le=10_000)
+    max_unique_queries: int | None = Field(None, ge=1, le=10_000)
+    max_rerank_calls: int | None = Field(None, ge=0, le=10_000)
+    max_context_tokens: int | None = Field(None, ge=1, le=1_000_000)
+    max_llm_tokens: int | None = Field(None, ge=1, le=100_000_000)
+    max_cost_usd: float | None = Field(None, ge=0, le=10_000)
+    max_latency_ms: int | None = Field(None, ge=1, le=86_400_000)
+
+
+class Ticket(BaseModel):
+    """One question to answer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    custom_id: str = Field(min_length=1, max_length=512)
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    acl: tuple[str, ...] = ("public",)
+    budget: Budget | None = None
+    route: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    # Evaluation files carry these; they never reach the flow.
+    gold_doc_ids: list[str] | None = None
+    answer: str | None = None
+
+    @field_validator("question")
+    @classmethod
+    def _question_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("question must not be blank")
+        return value.strip()
+
+    @field_validator("acl")
+    @classmethod
+    def _acl_labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value or any(not a.strip() for a in value):
+            raise ValueError("acl must be a non-empty list of non-blank labels")
+        return value
+
+    @field_validator("route")
+    @classmethod
+    def _known_route(cls, value: str | None) -> str | None:
+        if value is not None and value not in ROUTE_PATHS:
+            raise ValueError(f"route must be one of {', '.join(ROUTE_PATHS)}, got {value!r}")
+        return value
+
+
+class ResultCitation(BaseModel):
+    doc_id: str
+    chunk_id: str
+    quote: str | None = None
+
+
+class ResultUsage(BaseModel):
+    steps: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retrieval_calls: int = 0
+    unique_queries: int = 0
+    rerank_calls: int = 0
+    context_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: int = 0
+
+
+class JobResult(BaseModel):
+    """One line of a batch's results JSONL."""
+
+    custom_id: str | None
+    job_id: str
+    status: str
+    route: str | None = None
+    answer: str | None = None
+    extractive: bool = False
+    citations: list[ResultCitation] = Field(default_factory=list)
+    evidence_doc_ids: list[str] = Field(default_factory=list)
+    context_doc_ids: list[str] = Field(default_factory=list)
+    contradictions: list[dict[str, Any]] = Field(default_factory=list)
+    stop_reason: str | None = None
+    usage: ResultUsage = Field(default_factory=ResultUsage)
+    error: dict[str, Any] | None = None
