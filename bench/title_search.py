@@ -6,7 +6,8 @@ Usage (starts a throwaway stack unless RAGQ_HOME points at a running one):
 
 Reports three figures, because titles repeat in real corpora (several paragraphs of one article):
 strict top-1 (the very document), title top-1 (a document with that title), and within-k (the
-document ranks no lower than the number of documents sharing its title).
+document ranks no lower than the number of documents sharing its title); see title_scores.py.
+For the same figures in-process, with and without title vectors, see title_vector.py.
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ import json
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
+from typing import cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ingestion.submit import ingest_path  # noqa: E402
-from ragq.settings import Settings, build_settings  # noqa: E402
-from workers import supervisor  # noqa: E402
-from workers.client import call  # noqa: E402
-from workers.queues import Queue, task_name  # noqa: E402
+from title_scores import score_title_search, title_top_k
+
+from ingestion.submit import ingest_path
+from ragq.settings import Settings, build_settings
+from workers import supervisor
+from workers.client import call
+from workers.queues import Queue, task_name
 
 SEARCH_BATCH = task_name(Queue.RETRIEVAL, "search_batch")
 
@@ -35,23 +39,18 @@ def measure(settings: Settings, corpus: Path, collection: str) -> dict[str, floa
     started = time.perf_counter()
     report = ingest_path(settings, corpus, collection=collection)
     ingest_s = time.perf_counter() - started
-    shared = Counter(d["title"] for d in docs)
-    strict = by_title = within_k = 0
+    top_k = title_top_k(docs)
+    results: list[list[dict]] = []
     started = time.perf_counter()
     for start in range(0, len(docs), 200):
         part = docs[start : start + 200]
-        results = call(settings, SEARCH_BATCH, collection, [d["title"] for d in part],
-                       max(shared.values()), None, timeout_s=600)
-        for doc, hits in zip(part, results, strict=True):  # type: ignore[arg-type]
-            ids = [h["doc_id"] for h in hits]
-            strict += bool(ids) and ids[0] == doc["id"]
-            by_title += bool(hits) and hits[0]["title"] == doc["title"]
-            within_k += doc["id"] in ids[: shared[doc["title"]]]
-    n = len(docs)
+        found = call(settings, SEARCH_BATCH, collection, [d["title"] for d in part], top_k, None,
+                     timeout_s=600)
+        results += cast(list[list[dict]], found)
     return {
-        "documents": n, "chunks": report.counts.get("chunks", 0), "ingest_s": round(ingest_s, 1),
-        "search_s": round(time.perf_counter() - started, 1),
-        "strict_top1": strict / n, "title_top1": by_title / n, "within_k": within_k / n,
+        "documents": len(docs), "chunks": report.counts.get("chunks", 0),
+        "ingest_s": round(ingest_s, 1), "search_s": round(time.perf_counter() - started, 1),
+        **score_title_search(docs, results),
     }
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from cli import documents, stack
+from cli import documents, evaluate, jobs, stack
 from cli.output import emit_json, fail
 from ragq.errors import RagqError
 from ragq.settings import Settings, build_settings
@@ -57,7 +57,8 @@ def status(
 ) -> None:
     """Show what runs (or, given an id, the status of a batch or job)."""
     if target is not None:
-        fail(f"unknown id {target!r}: batches and jobs are not available yet")
+        jobs.status(_settings(), target, as_json=as_json)
+        return
     stack.stack_status(_settings(), as_json=as_json)
 
 
@@ -86,6 +87,74 @@ def search(
     labels = [a.strip() for a in acl.split(",") if a.strip()] if acl else None
     documents.search(settings, query, collection=collection or settings.collection, top_k=top_k,
                      acl=labels, as_json=as_json)
+
+
+@app.command()
+def submit(
+    tickets: Annotated[Path, typer.Argument(help="A JSONL file of tickets (SPEC format).")],
+    collection: CollectionOpt = None,
+    wait: Annotated[bool, typer.Option("--wait", help="Wait for the batch to finish.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Create a batch, one job per ticket; bad lines go to the batch's errors file."""
+    settings = _settings()
+    jobs.submit(settings, tickets, collection=collection or settings.collection, wait=wait,
+                as_json=as_json)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    collection: CollectionOpt = None,
+    acl: Annotated[str, typer.Option(help="Comma-separated ACL labels of the asker.")] = "public",
+    as_json: JsonFlag = False,
+) -> None:
+    """Answer one question and print the answer with its citations."""
+    settings = _settings()
+    labels = [a.strip() for a in acl.split(",") if a.strip()] or ["public"]
+    jobs.ask(settings, question, collection=collection or settings.collection, acl=labels,
+             as_json=as_json)
+
+
+OutOpt = Annotated[Path | None, typer.Option("--output", "-o", help="File (default: stdout).")]
+
+
+@app.command()
+def results(
+    batch: Annotated[str, typer.Argument(help="Batch id.")],
+    output: OutOpt = None,
+    show: Annotated[bool, typer.Option("--show", help="Also print answers for people.")] = False,
+) -> None:
+    """Write the batch's results JSONL (one line per ticket, matched by custom_id)."""
+    jobs.results(_settings(), batch, output, show=show)
+
+
+@app.command()
+def errors(batch: Annotated[str, typer.Argument(help="Batch id.")], output: OutOpt = None) -> None:
+    """Write the batch's errors JSONL (rejected lines with line number and reason, failed jobs)."""
+    jobs.errors(_settings(), batch, output)
+
+
+@app.command()
+def cancel(
+    target: Annotated[str, typer.Argument(help="A batch or job id.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Cancel a batch or a job: open jobs stop at their next step; finished results stay."""
+    jobs.cancel(_settings(), target, as_json=as_json)
+
+
+@app.command("eval")
+def eval_(
+    dataset: Annotated[Path, typer.Argument(help="Folder with corpus.jsonl, questions.jsonl.")],
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write the figures here.")]
+    = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.", min=1)] = None,
+    print_json: Annotated[bool, typer.Option("--print-json", help="Print JSON, not a table.")]
+    = False,
+) -> None:
+    """Run a dataset through the real queue beside a single-shot baseline; print the table."""
+    evaluate.evaluate(_settings(), dataset, limit=limit, json_out=json_file, as_json=print_json)
 
 
 @db_app.command("upgrade")

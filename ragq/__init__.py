@@ -12,11 +12,12 @@ from ragq.errors import (
     StackError,
     VectorStoreLockedError,
 )
-from ragq.settings import EmbedderKind, Settings, build_settings
+from ragq.settings import EmbedderKind, ProviderKind, Settings, build_settings
 
 __all__ = [
     # settings
     "EmbedderKind",
+    "ProviderKind",
     "Settings",
     "build_settings",
     # errors

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragq.errors import ConfigurationError
-from ragq.settings import EmbedderKind, Settings
+from ragq.settings import EmbedderKind, ProviderKind, Settings
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from embedding.base import Embedder
+    from providers.base import ModelProvider
     from vectorstore.base import VectorStore
 
 
@@ -65,3 +66,24 @@ _EMBEDDERS = {EmbedderKind.MINILM: _build_minilm, EmbedderKind.OPENAI: _build_op
 def build_embedder(settings: Settings) -> Embedder:
     """The embedder named by ``RAGQ_EMBEDDER``."""
     return _EMBEDDERS[settings.embedder](settings)
+
+
+def _build_offline(settings: Settings, embedder: Embedder) -> ModelProvider:
+    from providers.offline import OfflineProvider
+
+    return OfflineProvider(embedder)
+
+
+def _build_openai_provider(settings: Settings, embedder: Embedder) -> ModelProvider:
+    raise ConfigurationError(
+        "RAGQ_PROVIDER=openai is not available yet; valid now: "
+        + ", ".join(k.value for k in _PROVIDERS if k is not ProviderKind.OPENAI)
+    )
+
+
+_PROVIDERS = {ProviderKind.OFFLINE: _build_offline, ProviderKind.OPENAI: _build_openai_provider}
+
+
+def build_provider(settings: Settings, embedder: Embedder) -> ModelProvider:
+    """The model provider named by ``RAGQ_PROVIDER`` (the offline one needs the embedder)."""
+    return _PROVIDERS[settings.provider](settings, embedder)

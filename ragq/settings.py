@@ -20,6 +20,13 @@ class EmbedderKind(StrEnum):
     OPENAI = "openai"
 
 
+class ProviderKind(StrEnum):
+    """Which :class:`providers.ModelProvider` plays the model roles."""
+
+    OFFLINE = "offline"
+    OPENAI = "openai"
+
+
 class Settings(BaseSettings):
     """Every knob of ragq. Units are in the names (``_s``, ``_ms``); secrets have no default."""
 
@@ -48,6 +55,14 @@ class Settings(BaseSettings):
     openai_embedding_model: str = "text-embedding-3-small"
     openai_embedding_dim: int = Field(1536, ge=1)
     openai_timeout_s: float = Field(30.0, gt=0)
+
+    provider: ProviderKind = ProviderKind.OFFLINE
+    context_max_tokens: int = Field(1500, ge=50, le=1_000_000)
+    context_max_chunks: int = Field(8, ge=1, le=200)
+    min_confidence: float = Field(0.7, ge=0.0, le=1.0)
+    tenant: str = Field("local", min_length=1, description="Tenant of CLI submissions.")
+    max_batch_lines: int = Field(50_000, ge=1)
+    max_batch_bytes: int = Field(100 * 1024 * 1024, ge=1)
 
     chunk_words: int = Field(180, ge=16, le=2000)
     chunk_overlap_words: int = Field(40, ge=0)

@@ -54,14 +54,26 @@ def _stored(
 def _write_chunks(
     store: VectorStore, embedder: Embedder, collection: str, chunks: Sequence[Chunk], batch: int
 ) -> None:
+    """Embed and upsert ``chunks``, ``batch`` at a time, each with its document's title vector.
+
+    The title vector lets a query naming a document find chunks whose text is about a sub-topic
+    (see :mod:`vectorstore.fusion`). Chunks of one document share a title, so each distinct
+    title of a batch is embedded once, in the same call as the texts; an untitled chunk gets no
+    title vector and the store reuses its text vector.
+    """
     for start in range(0, len(chunks), batch):
         part = chunks[start : start + batch]
-        vectors = embedder.embed([embedding_text(c) for c in part])
+        titles = sorted({c.title for c in part if c.title})
+        vectors = embedder.embed([embedding_text(c) for c in part] + titles)
+        title_vectors = dict(zip(titles, vectors[len(part) :], strict=True))
         store.upsert(
             collection,
             [
-                VectorPoint(chunk_point_id(collection, c.doc_id, c.chunk_index), v, c.payload())
-                for c, v in zip(part, vectors, strict=True)
+                VectorPoint(
+                    chunk_point_id(collection, c.doc_id, c.chunk_index), v, c.payload(),
+                    title_vector=title_vectors.get(c.title),
+                )
+                for c, v in zip(part, vectors[: len(part)], strict=True)
             ],
         )
 

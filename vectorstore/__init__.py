@@ -2,7 +2,8 @@
 
 ``EdgeVectorStore`` is the embedded engine (one owning process, files under ``$RAGQ_HOME``);
 ``QdrantServerStore`` talks to a Qdrant server, or runs in memory for tests. Both give a
-``SearchFilter`` the same meaning (:mod:`vectorstore.filters`).
+``SearchFilter`` the same meaning (:mod:`vectorstore.filters`) and score a search alike: each
+point holds a ``text`` and a ``title`` vector, fused as :mod:`vectorstore.fusion` says.
 """
 
 import importlib
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from vectorstore.base import Hit, SearchFilter, VectorPoint, VectorStore
 from vectorstore.errors import (
+    CollectionLayoutError,
     EdgeStoreLockedError,
     InvalidCollectionNameError,
     InvalidVectorError,
@@ -18,6 +20,7 @@ from vectorstore.errors import (
     VectorStoreUnavailableError,
 )
 from vectorstore.filters import KEYWORD_FIELDS, AnyOf, FilterPlan, plan_search, plan_stale
+from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint, TitleFusion
 
 if TYPE_CHECKING:
     from vectorstore.edge import EdgeVectorStore
@@ -53,7 +56,14 @@ __all__ = [
     "KEYWORD_FIELDS",
     "plan_search",
     "plan_stale",
+    # how a chunk's text and title similarities become one score
+    "TitleFusion",
+    "ScoredPoint",
+    "TEXT",
+    "TITLE",
+    "VECTOR_NAMES",
     # errors (all RetrievalError; see ragq.errors for the base classes)
+    "CollectionLayoutError",
     "EdgeStoreLockedError",
     "InvalidCollectionNameError",
     "InvalidVectorError",

@@ -9,20 +9,35 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class VectorPoint:
-    """One chunk to store: a stable id (a UUID string), its vector and its payload."""
+    """One chunk to store: a stable id (a UUID string), its vectors and its payload.
+
+    ``vector`` embeds the chunk as ingest does (title and text). ``title_vector`` embeds its
+    document's title alone, with the same model, so a query naming the document finds every
+    chunk of it even when a chunk's text is about a sub-topic. ``None`` (no title) stores
+    ``vector`` in the title slot too: every point has both, and search needs no special case.
+    """
 
     id: str
     vector: Sequence[float]
     payload: dict[str, Any]
+    title_vector: Sequence[float] | None = None
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result; ``payload`` is the stored payload of the chunk."""
+    """One search result; ``payload`` is the stored payload of the chunk.
+
+    ``score`` is what the hits are ranked by: the fusion of the query's cosine similarity to
+    the chunk's text vector (``text_score``) and to its title vector (``title_score``), see
+    :mod:`vectorstore.fusion`. The raw scores are None only where an adapter did not compute
+    them (fakes); the real adapters report both.
+    """
 
     id: str
     score: float
     payload: dict[str, Any]
+    text_score: float | None = None
+    title_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -44,9 +59,12 @@ class VectorStore(Protocol):
     """Where chunk vectors live. Implementations translate vendor errors to ``RetrievalError``."""
 
     def ensure_collection(self, collection: str, dim: int) -> None:
-        """Create the collection if missing (cosine distance, keyword indexes on ``doc_id``,
-        ``acl``, ``source_version``); raise ``VectorDimensionError`` (a ``RetrievalError``) if
-        it exists with another dimension."""
+        """Create the collection if missing (named vectors ``text`` and ``title`` of ``dim``,
+        cosine distance; keyword indexes on ``doc_id``, ``acl``, ``source_version``).
+
+        Raises ``VectorDimensionError`` (a ``RetrievalError``) if it exists with another
+        dimension, ``CollectionLayoutError`` if it exists without the two named vectors.
+        """
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or overwrite points by id (idempotent for the same ids); durable on return.
@@ -62,7 +80,9 @@ class VectorStore(Protocol):
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
     ) -> list[Hit]:
-        """At most ``top_k`` chunks passing ``flt``, by cosine similarity, best first.
+        """At most ``top_k`` chunks passing ``flt``, best first by fused score: the query's
+        cosine similarity to each chunk's text and title vectors, combined as
+        :class:`~vectorstore.fusion.TitleFusion` says (the better of the two).
 
         Raises ``CollectionNotFoundError`` for an unknown collection, ``VectorDimensionError``
         for a vector of the wrong length.

@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from vectorstore.base import VectorPoint
 from vectorstore.errors import InvalidCollectionNameError, InvalidVectorError, VectorDimensionError
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -52,3 +53,14 @@ def as_vector(collection: str, vector: Sequence[float], dim: int) -> list[float]
             collection=collection,
         )
     return values
+
+
+def point_vectors(collection: str, point: VectorPoint, dim: int) -> tuple[list[float], list[float]]:
+    """The ``(text, title)`` vectors to store for ``point``: the title vector is the text vector
+    again when the point has none, so a title search still scores the chunk by its text.
+
+    Raises as :func:`as_vector` does, for either vector.
+    """
+    text = as_vector(collection, point.vector, dim)
+    title = text if point.title_vector is None else as_vector(collection, point.title_vector, dim)
+    return text, title

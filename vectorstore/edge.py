@@ -5,6 +5,10 @@ releases the GIL while it searches and is safe to query from many threads while 
 writes, so reads take no lock. Writers of a collection take its lock, so ``delete_stale`` counts
 and deletes the same points; a gate makes ``close`` wait for in-flight calls instead of closing
 shards under them.
+
+A search is one batch of two engine queries that share two prefetches (the nearest points by
+text and by title); each query rescores that union on one vector, so every candidate arrives
+with both exact scores for :class:`~vectorstore.fusion.TitleFusion` to fuse.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ import qdrant_edge as qe
 
 from ragq.errors import CollectionNotFoundError
 from vectorstore.base import Hit, SearchFilter, VectorPoint
-from vectorstore.checks import as_vector, check_collection_name, check_top_k
+from vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
 from vectorstore.edge_errors import translate_edge_errors
 from vectorstore.edge_shards import EdgeCollection, ShardDirectory, edge_filter
 from vectorstore.errors import VectorDimensionError
 from vectorstore.filters import plan_search, plan_stale
+from vectorstore.fusion import TEXT, TITLE, ScoredPoint, TitleFusion
 from vectorstore.locking import RootLock, UsageGate
 
 
@@ -31,10 +36,12 @@ class EdgeVectorStore:
     Construction takes ownership of ``root`` and raises ``EdgeStoreLockedError`` (a
     ``VectorStoreLockedError``) naming the owning pid when another process holds it. Shards open
     lazily on first use and stay open until :meth:`close`. Writes are durable on return.
+    ``fusion`` says how a search combines text and title similarity.
     """
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, fusion: TitleFusion | None = None):
         self._root = Path(root)
+        self._fusion = fusion or TitleFusion()
         self._root.mkdir(parents=True, exist_ok=True)
         self._owner = RootLock(self._root)
         self._owner.acquire()
@@ -65,11 +72,14 @@ class EdgeVectorStore:
         """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""
         with self._gate.use():
             coll = self._require(collection)
-            rows = [(p.id, as_vector(coll.name, p.vector, coll.dim), p.payload) for p in points]
+            rows = [(p.id, point_vectors(coll.name, p, coll.dim), p.payload) for p in points]
             if not rows:
                 return
             with translate_edge_errors(coll.name):  # ids and payloads convert here
-                op = qe.UpdateOperation.upsert_points([qe.Point(*row) for row in rows])
+                op = qe.UpdateOperation.upsert_points(
+                    [qe.Point(pid, {TEXT: text, TITLE: title}, payload)
+                     for pid, (text, title), payload in rows]
+                )
             with coll.write_lock, translate_edge_errors(coll.name):
                 coll.shard.update(op)
                 coll.shard.flush()
@@ -94,26 +104,33 @@ class EdgeVectorStore:
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
     ) -> list[Hit]:
-        """The ``top_k`` nearest chunks by cosine similarity passing ``flt``, best first.
+        """The ``top_k`` best chunks passing ``flt`` by fused text/title score, best first.
 
         Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
         for a vector of the wrong length.
         """
         with self._gate.use():
             coll = self._require(collection)
-            query = qe.Query.Nearest(as_vector(coll.name, vector, coll.dim))
+            query = as_vector(coll.name, vector, coll.dim)
             plan = plan_search(flt)
             if plan.matches_nothing:
                 return []
-            request = qe.QueryRequest(
-                limit=check_top_k(top_k),
-                query=query,
-                filter=None if plan.is_empty else edge_filter(plan),
-                with_payload=True,
-            )
+            where = None if plan.is_empty else edge_filter(plan)
+            limit = self._fusion.candidates(check_top_k(top_k))
+            nearest = [
+                qe.Prefetch(limit=limit, query=qe.Query.Nearest(query, using=name), filter=where)
+                for name in (TEXT, TITLE)
+            ]
+            batch = qe.QueryBatchRequest([
+                qe.QueryRequest(
+                    limit=2 * limit, query=qe.Query.Nearest(query, using=name),
+                    prefetches=nearest, filter=where, with_payload=True,
+                )
+                for name in (TEXT, TITLE)
+            ])
             with translate_edge_errors(coll.name):
-                points = coll.shard.query(request)
-            return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
+                by_text, by_title = coll.shard.query_batch(batch)
+            return self._fusion.fuse(_scored(by_text), _scored(by_title), top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
@@ -168,3 +185,7 @@ class EdgeVectorStore:
             if found is not None:
                 self._open[name] = found
             return found
+
+
+def _scored(points: list[qe.ScoredPoint]) -> list[ScoredPoint]:
+    return [ScoredPoint(str(p.id), float(p.score), p.payload or {}) for p in points]

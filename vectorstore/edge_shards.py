@@ -1,8 +1,10 @@
 """The on-disk layout of an embedded store root: which collections exist, and their shards.
 
-Per collection, ``<collection>/collection.json`` records the dimension (its presence is what
-makes the collection exist) beside ``<collection>/shard/``, the engine's own files. The record is
-written last, atomically, so a crash while creating leaves no half-made collection behind.
+Per collection, ``<collection>/collection.json`` records the dimension and the named vectors (its
+presence is what makes the collection exist) beside ``<collection>/shard/``, the engine's own
+files. The record is written last, atomically, so a crash while creating leaves no half-made
+collection behind. A record without the ``text`` and ``title`` vectors (a collection made before
+title vectors) is refused on open, before the engine would refuse it less clearly.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from vectorstore.edge_errors import translate_edge_errors
+from vectorstore.errors import CollectionLayoutError
 from vectorstore.filters import KEYWORD_FIELDS, FilterPlan
+from vectorstore.fusion import VECTOR_NAMES
 
 META_FILE = "collection.json"
 SHARD_DIR = "shard"
@@ -59,10 +63,19 @@ class ShardDirectory:
         meta = self.root / name / META_FILE
         if not meta.is_file():
             return None
-        return self._shard(name, int(json.loads(meta.read_text())["dim"]))
+        record = json.loads(meta.read_text())
+        if record.get("vectors") != list(VECTOR_NAMES):
+            raise CollectionLayoutError(
+                f"collection {name!r} at {meta.parent} holds vectors "
+                f"{record.get('vectors', ['(one unnamed)'])}, not {list(VECTOR_NAMES)} (it was "
+                "made before title vectors): ingest into a new collection, or delete that "
+                "directory and ingest again",
+                collection=name,
+            )
+        return self._shard(name, int(record["dim"]))
 
     def create(self, name: str, dim: int) -> EdgeCollection:
-        """Create the shard with cosine distance and keyword indexes, then its record."""
+        """Create the shard (both named vectors, cosine) and keyword indexes, then its record."""
         coll = self._shard(name, dim)
         with translate_edge_errors(name):
             for key in KEYWORD_FIELDS:
@@ -72,7 +85,10 @@ class ShardDirectory:
             coll.shard.flush()
         meta = self.root / name / META_FILE
         tmp = meta.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"dim": dim, "distance": "cosine", "engine": "qdrant-edge"}))
+        record = {
+            "dim": dim, "vectors": list(VECTOR_NAMES), "distance": "cosine", "engine": "qdrant-edge"
+        }
+        tmp.write_text(json.dumps(record))
         os.replace(tmp, meta)
         return coll
 
@@ -80,7 +96,8 @@ class ShardDirectory:
         """Load the shard, or create it when its directory is empty (new, or a crash before
         the first write); loading with ``dim`` makes the engine check it matches."""
         path = self.root / name / SHARD_DIR
-        config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+        params = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)
+        config = qe.EdgeConfig(vectors=dict.fromkeys(VECTOR_NAMES, params))
         with translate_edge_errors(name):
             if path.is_dir() and any(path.iterdir()):
                 shard = qe.EdgeShard.load(str(path), config)

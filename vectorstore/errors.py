@@ -25,6 +25,11 @@ class VectorDimensionError(RetrievalError):
         )
 
 
+class CollectionLayoutError(RetrievalError):
+    """Raised when a collection exists without the named ``text`` and ``title`` vectors ragq
+    searches (made by another program, or by ragq before title vectors)."""
+
+
 class InvalidCollectionNameError(RetrievalError):
     """Raised when a collection name could not be a directory and a Qdrant collection alike."""
 

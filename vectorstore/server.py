@@ -2,8 +2,10 @@
 
 Same semantics as the embedded store: cosine distance, keyword payload indexes on the filtered
 fields, writes acknowledged only once applied (``wait=True``), the shared filter meaning of
-:mod:`vectorstore.filters`. Collection dimensions are cached after the first lookup, so a
-search costs one request.
+:mod:`vectorstore.filters`, the same named ``text`` and ``title`` vectors and the same fused
+search (one batch request: two queries sharing the nearest-by-text and nearest-by-title
+prefetches, each rescoring their union on one vector). Collection dimensions are cached after the
+first lookup, so a search costs one request.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from qdrant_client import QdrantClient, models
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
 from vectorstore.base import Hit, SearchFilter, VectorPoint
-from vectorstore.checks import as_vector, check_collection_name, check_top_k
-from vectorstore.errors import VectorDimensionError
+from vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
+from vectorstore.errors import CollectionLayoutError, VectorDimensionError
 from vectorstore.filters import KEYWORD_FIELDS, FilterPlan, plan_search, plan_stale
+from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint, TitleFusion
 from vectorstore.locking import UsageGate
 from vectorstore.server_errors import translate_server_errors
 
@@ -48,10 +51,15 @@ class QdrantServerStore:
 
     ``url=":memory:"`` runs qdrant-client's in-process mode, whose calls are serialised here
     because that mode is not thread-safe (a server is). ``timeout_s`` bounds each request.
+    ``fusion`` says how a search combines text and title similarity.
     """
 
-    def __init__(self, url: str, api_key: str | None = None, timeout_s: float = 30):
+    def __init__(
+        self, url: str, api_key: str | None = None, timeout_s: float = 30,
+        fusion: TitleFusion | None = None,
+    ):
         self._url = url
+        self._fusion = fusion or TitleFusion()
         self._local = url == MEMORY
         self._serial: contextlib.AbstractContextManager[Any] = (
             threading.Lock() if self._local else contextlib.nullcontext()
@@ -83,12 +91,12 @@ class QdrantServerStore:
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""
         dim = self._require(collection)
-        structs = [
-            models.PointStruct(
-                id=p.id, vector=as_vector(collection, p.vector, dim), payload=p.payload
+        structs = []
+        for p in points:
+            text, title = point_vectors(collection, p, dim)
+            structs.append(
+                models.PointStruct(id=p.id, vector={TEXT: text, TITLE: title}, payload=p.payload)
             )
-            for p in points
-        ]
         if structs:
             self._call(collection, self._client.upsert, collection, points=structs, wait=True)
 
@@ -109,7 +117,7 @@ class QdrantServerStore:
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
     ) -> list[Hit]:
-        """The ``top_k`` nearest chunks by cosine similarity passing ``flt``, best first.
+        """The ``top_k`` best chunks passing ``flt`` by fused text/title score, best first.
 
         Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
         for a vector of the wrong length.
@@ -118,16 +126,23 @@ class QdrantServerStore:
         plan = plan_search(flt)
         if plan.matches_nothing:
             return []
-        response = self._call(
-            collection,
-            self._client.query_points,
-            collection,
-            query=query,
-            limit=check_top_k(top_k),
-            query_filter=client_filter(plan),
-            with_payload=True,
+        where = client_filter(plan)
+        limit = self._fusion.candidates(check_top_k(top_k))
+        nearest = [
+            models.Prefetch(query=query, using=name, limit=limit, filter=where)
+            for name in (TEXT, TITLE)
+        ]
+        requests = [
+            models.QueryRequest(
+                query=query, using=name, prefetch=nearest, limit=2 * limit, filter=where,
+                with_payload=True,
+            )
+            for name in (TEXT, TITLE)
+        ]
+        by_text, by_title = self._call(
+            collection, self._client.query_batch_points, collection, requests=requests
         )
-        return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in response.points]
+        return self._fusion.fuse(_scored(by_text), _scored(by_title), top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
@@ -179,18 +194,22 @@ class QdrantServerStore:
         except CollectionNotFoundError:
             return None
         params = info.config.params.vectors
-        if not isinstance(params, models.VectorParams) or params.distance != models.Distance.COSINE:
-            raise RetrievalError(
-                f"collection {name!r} on {self._url} was not created by ragq (it needs one "
-                f"unnamed cosine vector, found {params!r}); use another collection name",
+        if not _ours(params):
+            raise CollectionLayoutError(
+                f"collection {name!r} on {self._url} was not created by this version of ragq "
+                f"(it needs cosine vectors named {list(VECTOR_NAMES)} of one size, found "
+                f"{params!r}): ingest into another collection name",
                 collection=name,
             )
-        self._dims[name] = params.size
-        return params.size
+        assert isinstance(params, dict)  # _ours checked it
+        size = params[TEXT].size
+        self._dims[name] = size
+        return size
 
     def _create(self, name: str, dim: int) -> int:
         """Create ``name`` with its payload indexes; tolerate losing a creation race."""
-        config = models.VectorParams(size=dim, distance=models.Distance.COSINE)
+        params = models.VectorParams(size=dim, distance=models.Distance.COSINE)
+        config = dict.fromkeys(VECTOR_NAMES, params)
         try:
             self._call(name, self._client.create_collection, name, vectors_config=config)
         except RetrievalError:
@@ -210,3 +229,19 @@ class QdrantServerStore:
                 )
         self._dims[name] = dim
         return dim
+
+
+def _ours(params: object) -> bool:
+    """True for the vectors ragq creates: exactly ``text`` and ``title``, cosine, one size."""
+    if not isinstance(params, dict) or sorted(params) != sorted(VECTOR_NAMES):
+        return False
+    found = list(params.values())
+    return all(
+        isinstance(p, models.VectorParams) and p.distance == models.Distance.COSINE
+        and p.size == found[0].size
+        for p in found
+    )
+
+
+def _scored(response: models.QueryResponse) -> list[ScoredPoint]:
+    return [ScoredPoint(str(p.id), float(p.score), p.payload or {}) for p in response.points]

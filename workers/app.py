@@ -14,7 +14,10 @@ from workers.celeryconfig import celery_config
 from workers.stack_state import effective_broker_url
 
 #: Modules whose tasks a worker registers.
-TASK_MODULES = ["tasks.diagnostics", "tasks.ingest", "tasks.search"]
+TASK_MODULES = [
+    "tasks.diagnostics", "tasks.ingest", "tasks.search", "tasks.sub_queries", "tasks.job_steps",
+    "tasks.synthesis",
+]
 
 
 def create_app(settings: Settings, *, include_tasks: bool = True) -> Celery:

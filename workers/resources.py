@@ -11,13 +11,19 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ragq.adapters import build_embedder, build_ledger_engine, build_vector_store
+from ragq.adapters import (
+    build_embedder,
+    build_ledger_engine,
+    build_provider,
+    build_vector_store,
+)
 from ragq.settings import Settings
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from embedding.base import Embedder
+    from providers.base import ModelProvider
     from vectorstore.base import VectorStore
 
 log = logging.getLogger(__name__)
@@ -32,6 +38,7 @@ class WorkerResources:
     _engine: Engine | None = None
     _store: VectorStore | None = None
     _embedder: Embedder | None = None
+    _provider: ModelProvider | None = None
 
     @property
     def engine(self) -> Engine:
@@ -54,6 +61,14 @@ class WorkerResources:
             if self._embedder is None:
                 self._embedder = build_embedder(self.settings)
             return self._embedder
+
+    @property
+    def provider(self) -> ModelProvider:
+        embedder = self.embedder
+        with self._lock:
+            if self._provider is None:
+                self._provider = build_provider(self.settings, embedder)
+            return self._provider
 
     def close(self) -> None:
         """Release the store (and its ownership lock) and the database pool."""

@@ -51,7 +51,12 @@ class FakeQdrant(LoopbackServer):
             "score": 0.9,
             "payload": point("a", 0, axis(0)).payload,
         }
-        self.route("POST", f"{BASE}/points/query", lambda r: ok({"points": [hit]}))
+        # a search is one batch: the text query, then the title query, each over both prefetches
+        text_hit, title_hit = {**hit, "score": 0.9}, {**hit, "score": 0.7}
+        self.route(
+            "POST", f"{BASE}/points/query/batch",
+            lambda r: ok([{"points": [text_hit]}, {"points": [title_hit]}]),
+        )
 
     def sent(self, method: str, path: str) -> list[Request]:
         return [r for r in self.requests if (r.method, r.path) == (method, path)]
@@ -85,7 +90,8 @@ def store(qdrant: FakeQdrant) -> Iterator[QdrantServerStore]:
 def test_a_new_collection_is_cosine_with_keyword_indexes_and_writes_wait(qdrant, store):
     store.ensure_collection(NAME, DIM)
     created = qdrant.sent("PUT", BASE)[0].json()
-    assert created["vectors"] == {"size": DIM, "distance": "Cosine"}
+    cosine = {"size": DIM, "distance": "Cosine"}
+    assert created["vectors"] == {"text": cosine, "title": cosine}
     indexes = qdrant.sent("PUT", f"{BASE}/index")
     assert {(r.json()["field_name"], r.json()["field_schema"]) for r in indexes} == {
         ("doc_id", "keyword"),
@@ -97,23 +103,30 @@ def test_a_new_collection_is_cosine_with_keyword_indexes_and_writes_wait(qdrant,
     (upsert,) = qdrant.sent("PUT", f"{BASE}/points")
     assert upsert.query.get("wait") == ["true"]
     assert [p["payload"]["chunk_id"] for p in upsert.json()["points"]] == ["a:0", "a:1"]
+    assert all(set(p["vector"]) == {"text", "title"} for p in upsert.json()["points"])
     assert all(r.headers.get("api-key") == "secret-key" for r in qdrant.requests)
 
 
-def test_filters_go_on_the_wire_with_the_shared_meaning(qdrant, store):
+def test_a_search_is_one_batch_fused_with_the_filter_on_every_stage(qdrant, store):
     store.ensure_collection(NAME, DIM)
     flt = SearchFilter(acl=("public", "staff"), doc_ids=("a",), exclude_doc_ids=("b",))
     hits = store.search(NAME, axis(0), 3, flt)
-    assert hits[0].payload["chunk_id"] == "a:0" and hits[0].score == pytest.approx(0.9)
-    sent = qdrant.sent("POST", f"{BASE}/points/query")[0].json()
-    assert sent["limit"] == 3 and sent["with_payload"] is True
-    assert sent["filter"] == {
+    assert hits[0].payload["chunk_id"] == "a:0"
+    assert (hits[0].score, hits[0].text_score, hits[0].title_score) == (0.9, 0.9, 0.7)
+    (batch,) = qdrant.sent("POST", f"{BASE}/points/query/batch")
+    text, title = batch.json()["searches"]
+    assert (text["using"], title["using"]) == ("text", "title")
+    expected = {
         "must": [
             {"key": "acl", "match": {"any": ["public", "staff"]}},
             {"key": "doc_id", "match": {"any": ["a"]}},
         ],
         "must_not": [{"key": "doc_id", "match": {"any": ["b"]}}],
     }
+    for query in (text, title):
+        assert query["with_payload"] is True and query["filter"] == expected
+        assert [p["using"] for p in query["prefetch"]] == ["text", "title"]
+        assert all(p["filter"] == expected and p["limit"] >= 3 for p in query["prefetch"])
 
 
 def test_delete_stale_counts_then_deletes_with_wait(qdrant, store):
@@ -167,7 +180,7 @@ def test_a_429_keeps_the_servers_retry_hint(qdrant, store):
 def test_a_collection_deleted_behind_our_back_is_reported_missing(qdrant, store):
     store.ensure_collection(NAME, DIM)
     missing = qdrant_error(404, "Collection `docs` doesn't exist!")
-    qdrant.fail_next(missing, path=f"{BASE}/points/query")
+    qdrant.fail_next(missing, path=f"{BASE}/points/query/batch")
     with pytest.raises(CollectionNotFoundError) as raised:
         store.search(NAME, axis(0), 3)
     assert raised.value.collection == NAME

@@ -8,8 +8,8 @@ from celery import chord
 
 from workers.client import client_app
 from workers.queues import Queue, task_name
-from workers.supervisor import worker_specs
 from workers.stack_state import load_state
+from workers.supervisor import worker_specs
 
 ECHO = task_name(Queue.BOOKKEEPING, "echo")
 ECHO_RETRIEVAL = task_name(Queue.RETRIEVAL, "echo")

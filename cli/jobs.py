@@ -1,0 +1,112 @@
+"""`ragq submit`, `ask`, `status ID`, `results`, `errors`, `cancel`."""
+
+from __future__ import annotations
+
+import json
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+import submission
+from cli.output import console, emit_json, err_console
+from ragq.settings import Settings
+
+
+def _progress(disable: bool) -> Progress:
+    return Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=err_console, disable=disable)
+
+
+def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool) -> None:
+    sent = submission.submit_file(settings, path, collection=collection)
+    if not as_json:
+        console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
+                      f"{sent.errors} bad lines (see `ragq errors {sent.batch_id}`)")
+    if wait:
+        with _progress(as_json) as progress:
+            bar = progress.add_task("batch", total=len(sent.job_ids))
+            view = submission.wait(settings, sent.batch_id, on_progress=lambda d, t:
+                                   progress.update(bar, completed=d, total=t))
+        if not as_json:
+            _print_batch(view)
+    if as_json:
+        emit_json({"batch_id": sent.batch_id, "jobs": len(sent.job_ids), "errors": sent.errors})
+
+
+def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
+        as_json: bool) -> None:
+    job_id = submission.ask(settings, question, collection=collection, acl=acl)
+    with nullcontext() if as_json else console.status("answering…"):
+        view = submission.wait(settings, job_id, timeout_s=600)
+    if as_json:
+        emit_json(view["result"] or view)
+    else:
+        print_result(view["result"] or {"status": view["status"], "job_id": job_id})
+
+
+def status(settings: Settings, target: str, *, as_json: bool) -> None:
+    view = submission.describe(settings, target)
+    if as_json:
+        emit_json(view)
+    elif view["object"] == "batch":
+        _print_batch(view)
+    else:
+        console.print(f"job {view['id']}: [bold]{view['status']}[/] (route {view['route']})")
+        if view["result"]:
+            print_result(view["result"])
+
+
+def _print_batch(view: dict[str, Any]) -> None:
+    counts = ", ".join(f"{k} {v}" for k, v in view["counts"].items() if v or k == "total")
+    console.print(f"batch {view['id']}: [bold]{view['status']}[/] — {counts}")
+
+
+def write_jsonl(records: list[dict[str, Any]], out: Path | None, *, what: str) -> None:
+    lines = "".join(json.dumps(r, default=str, ensure_ascii=False) + "\n" for r in records)
+    if out is None:
+        console.file.write(lines)
+        return
+    out.write_text(lines)
+    err_console.print(f"wrote {len(records)} {what} to {out}")
+
+
+def results(settings: Settings, batch_id: str, out: Path | None, *, show: bool) -> None:
+    records = submission.results(settings, batch_id)
+    write_jsonl(records, out, what="results")
+    if show:
+        for record in records:
+            print_result(record)
+
+
+def errors(settings: Settings, batch_id: str, out: Path | None) -> None:
+    write_jsonl(submission.errors(settings, batch_id), out, what="errors")
+
+
+def cancel(settings: Settings, target: str, *, as_json: bool) -> None:
+    count = submission.cancel(settings, target)
+    if as_json:
+        emit_json({"id": target, "cancelled_jobs": count})
+    else:
+        console.print(f"{target}: {count} job(s) cancelled; finished results are kept")
+
+
+def print_result(result: dict[str, Any]) -> None:
+    """An answer with its citations, for people."""
+    title = f"{result.get('custom_id') or result.get('job_id')} — {result.get('status')}"
+    if result.get("route"):
+        title += f" (route {result['route']})"
+    body = result.get("answer") or "(no answer)"
+    if result.get("extractive"):
+        body = "[extractive] " + body
+    cites = result.get("citations") or []
+    if cites:
+        body += "\n\nSources:\n" + "\n".join(
+            f"  [{i}] {c['doc_id']}" + (f" — “{c['quote'][:100]}”" if c.get("quote") else "")
+            for i, c in enumerate(cites, start=1))
+    for conflict in result.get("contradictions") or []:
+        body += f"\n⚠ conflicting sources on {conflict.get('topic')}: " + " | ".join(
+            conflict.get("statements", []))
+    console.print(Panel(body, title=title, title_align="left", highlight=False))

@@ -1,0 +1,101 @@
+"""`ragq eval`: a dataset through the real queue, beside a single-shot baseline, in one run."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evaluation.metrics import question_row, summarize
+from ingestion.submit import ingest_path
+from ragq.errors import InputError
+from ragq.settings import Settings
+from schemas.ticket import Ticket
+from submission import results, submit_tickets, wait
+from workers.client import call
+from workers.queues import Queue, task_name
+
+SEARCH_BATCH = task_name(Queue.RETRIEVAL, "search_batch")
+Progress = Callable[[str, int, int], None]
+
+
+def collection_for(dataset: Path) -> str:
+    """A collection name derived from the dataset folder."""
+    return "eval_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dataset.resolve().name)[:50]
+
+
+def load_questions(dataset: Path, limit: int | None) -> list[Ticket]:
+    path = dataset / "questions.jsonl"
+    if not path.is_file() or not (dataset / "corpus.jsonl").is_file():
+        raise InputError("a dataset folder needs corpus.jsonl and questions.jsonl",
+                         source=str(dataset))
+    tickets = [Ticket.model_validate_json(line) for line in path.read_text().splitlines()
+               if line.strip()]
+    return tickets[:limit] if limit else tickets
+
+
+def _baseline(settings: Settings, collection: str, tickets: list[Ticket], k: int
+              ) -> dict[str, tuple[list[str], float]]:
+    """Single shot: embed the question, take the top k chunks (k = the agentic context size)."""
+    out: dict[str, tuple[list[str], float]] = {}
+    for start in range(0, len(tickets), 50):
+        part = tickets[start : start + 50]
+        began = time.perf_counter()
+        hits = call(settings, SEARCH_BATCH, collection, [t.question for t in part], k,
+                    ["public"], timeout_s=600)
+        per_question_ms = (time.perf_counter() - began) * 1000 / len(part)
+        for ticket, found in zip(part, hits, strict=True):  # type: ignore[call-overload]
+            out[ticket.custom_id] = (list(dict.fromkeys(h["doc_id"] for h in found)),
+                                     per_question_ms)
+    return out
+
+
+def _by_route(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[row["route"]].append(row)
+    return {"overall": summarize(rows), **{r: summarize(g) for r, g in sorted(groups.items())}}
+
+
+def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
+             on_progress: Progress | None = None) -> dict[str, Any]:
+    """Ingest the corpus (idempotent), answer the questions through the workers, run the
+    baseline, and return both reports grouped by route."""
+    tickets = load_questions(dataset, limit)
+    collection = collection_for(dataset)
+    ingest_path(settings, dataset / "corpus.jsonl", collection=collection,
+                on_progress=(lambda d, t: on_progress("ingest", d, t)) if on_progress else None)
+    sent = submit_tickets(settings, list(enumerate(tickets, start=1)), collection=collection,
+                          source=str(dataset / "questions.jsonl"))
+    wait(settings, sent.batch_id, timeout_s=6 * 3600,
+         on_progress=(lambda d, t: on_progress("answer", d, t)) if on_progress else None)
+    by_id = {r["custom_id"]: r for r in results(settings, sent.batch_id)}
+    k = settings.context_max_chunks
+    baseline = _baseline(settings, collection, tickets, k)
+    agentic_rows, baseline_rows = [], []
+    for t in tickets:
+        r = by_id[t.custom_id]
+        gold, answers = t.gold_doc_ids or [], [a for a in [t.answer] if a]
+        usage = r.get("usage") or {}
+        route = r.get("route") or "none"
+        agentic_rows.append(question_row(
+            gold, answers, evidence=r.get("evidence_doc_ids", []),
+            context=r.get("context_doc_ids", []), answer=r.get("answer") or "",
+            retrieval_calls=usage.get("retrieval_calls", 0),
+            model_calls=usage.get("llm_calls", 0), latency_ms=usage.get("latency_ms", 0),
+            cost_usd=usage.get("cost_usd", 0.0), route=route))
+        docs, ms = baseline[t.custom_id]
+        baseline_rows.append(question_row(
+            gold, answers, evidence=docs, context=docs, answer="", retrieval_calls=1,
+            model_calls=0, latency_ms=ms, cost_usd=0.0, route=route))
+    return {"dataset": str(dataset), "collection": collection, "batch_id": sent.batch_id,
+            "context_chunks": k, "agentic": _by_route(agentic_rows),
+            "baseline": _by_route(baseline_rows)}
+
+
+def write_report(report: dict[str, Any], path: Path) -> None:
+    path.write_text(json.dumps(report, indent=2))

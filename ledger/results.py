@@ -1,0 +1,73 @@
+"""A job's result line (SPEC "Formats"), rebuilt from the ledger alone, so a result is always
+what the ledger can justify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ledger.models import (
+    AnswerRow,
+    EvidenceItemRow,
+    JobRow,
+    ModelCallRow,
+    RetrievalRequestRow,
+    utcnow,
+)
+from schemas.ticket import JobResult, ResultCitation, ResultUsage
+
+__all__ = ["build_result"]
+
+
+def _usage(session: Session, job: JobRow, context_tokens: int) -> ResultUsage:
+    calls = session.execute(
+        select(func.count(), func.coalesce(func.sum(ModelCallRow.prompt_tokens), 0),
+               func.coalesce(func.sum(ModelCallRow.completion_tokens), 0),
+               func.coalesce(func.sum(ModelCallRow.cost_usd), 0))
+        .where(ModelCallRow.job_id == job.id)
+    ).one()
+    retrievals = session.execute(
+        select(func.count(), func.count(func.distinct(RetrievalRequestRow.normalized_key)))
+        .where(RetrievalRequestRow.job_id == job.id)
+    ).one()
+    end = job.finished_at or utcnow()
+    return ResultUsage(
+        steps=int(calls[0]) + int(retrievals[0]), llm_calls=int(calls[0]),
+        prompt_tokens=int(calls[1]), completion_tokens=int(calls[2]),
+        retrieval_calls=int(retrievals[0]), unique_queries=int(retrievals[1]),
+        context_tokens=context_tokens, cost_usd=float(calls[3]),
+        latency_ms=int((end - job.created_at).total_seconds() * 1000),
+    )
+
+
+def build_result(session: Session, *, job_id: str, status: str | None = None,
+                 error: dict[str, Any] | None = None, context_tokens: int = 0,
+                 stop_reason: str | None = None) -> dict[str, Any]:
+    """The result of ``job_id`` as a JSON-ready dict; ``status`` overrides the stored one (the
+    caller is about to end the job with it)."""
+    job = session.get(JobRow, job_id)
+    if job is None:
+        raise KeyError(job_id)
+    evidence = session.execute(
+        select(EvidenceItemRow.doc_id, EvidenceItemRow.in_context)
+        .where(EvidenceItemRow.job_id == job_id)
+        .order_by(EvidenceItemRow.created_at, EvidenceItemRow.rank)
+    ).all()
+    answer = session.scalars(select(AnswerRow).where(AnswerRow.job_id == job_id)).first()
+    result = JobResult(
+        custom_id=job.custom_id, job_id=job.id, status=str(status or job.status),
+        route=job.route,
+        answer=answer.text if answer else None,
+        extractive=bool(answer and answer.extractive),
+        citations=[ResultCitation(doc_id=c.doc_id, chunk_id=c.chunk_id, quote=c.quote)
+                   for c in (answer.citations if answer else [])],
+        evidence_doc_ids=list(dict.fromkeys(doc for doc, _ in evidence)),
+        context_doc_ids=list(dict.fromkeys(doc for doc, used in evidence if used)),
+        contradictions=list(answer.contradictions) if answer else [],
+        stop_reason=stop_reason or job.stop_reason,
+        usage=_usage(session, job, context_tokens),
+        error=error or job.error,
+    )
+    return result.model_dump(mode="json")

@@ -1,0 +1,31 @@
+"""The normalized key of a retrieval request (SPEC C6): two requests with the same key would
+return the same hits, so the key is what dedup and the evidence cache look up."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def normalize_text(text: str) -> str:
+    """Case-, accent-form-, punctuation- and whitespace-insensitive form of a query."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_NON_WORD.sub(" ", folded).split())
+
+
+def retrieval_key(
+    text: str, *, collection: str, acl: Sequence[str] | None, top_k: int, source_version: str = ""
+) -> str:
+    """A hex digest over the normalized query, the collection, the ACL (order-free), top_k and
+    the collection's source version stamp."""
+    material = json.dumps(
+        [normalize_text(text), collection, sorted(set(acl)) if acl is not None else None, top_k,
+         source_version],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(material.encode()).hexdigest()

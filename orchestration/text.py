@@ -1,0 +1,61 @@
+"""Lexical helpers shared by the pure decisions and the offline provider: normalised words,
+content words and a near-duplicate measure. Plain regexes, no NLP library, so every caller
+gets the same answer on every machine."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+STOPWORDS = frozenset(re.findall(r"\S+", """
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had
+has have having he her here hers herself him himself his how i if in into is it its itself just
+me more most my myself no nor not now of off on once only or other our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these they
+this those through to too under until up very was we were what when where which while who whom
+whose why will with would you your yours yourself yourselves shall may might must upon via per
+within without whether either neither yet ever one ones s t don't isn't aren't wasn't weren't
+does doesn't did didn't can't cannot also i'm it's what's who's let's
+"""))
+
+
+def words(text: str) -> list[str]:
+    """Lowercased word tokens: contractions kept whole, possessive ``'s`` stripped."""
+    return [_POSSESSIVE.sub("", w.lower().replace("’", "'")) for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A crude suffix strip so ``directors``/``director`` and ``founded``/``founder`` meet."""
+    for suffix in ("ies", "ing", "ed", "er", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Non-stopword words of ``text``, lowercased, in order, without repeats."""
+    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
+
+
+def normalize_text(text: str) -> str:
+    """Lowercased words joined by single spaces: the key for exact-duplicate checks."""
+    return " ".join(words(text))
+
+
+def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
+    """Word ``size``-grams of ``text`` (the whole text when shorter)."""
+    tokens = words(text)
+    if len(tokens) <= size:
+        return {tuple(tokens)} if tokens else set()
+    return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
+
+
+def near_duplicate(a: str, b: str, threshold: float = 0.85) -> bool:
+    """Whether two texts share at least ``threshold`` of their word 3-grams (Jaccard)."""
+    sa, sb = shingles(a), shingles(b)
+    if not sa or not sb:
+        return sa == sb
+    return len(sa & sb) / len(sa | sb) >= threshold

@@ -1,0 +1,61 @@
+"""The model provider interface: one method per role (SPEC C13).
+
+Every method returns its pydantic contract and the :class:`Usage` of the call, so the caller can
+charge the budget and write the ledger whatever the provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from schemas.flow import (
+    DraftAnswer,
+    Evidence,
+    Finding,
+    Plan,
+    Rewrite,
+    RouteDecision,
+    SufficiencyVerdict,
+    Usage,
+    Verification,
+)
+
+
+class ModelProvider(Protocol):
+    """The roles of the agentic flow."""
+
+    @property
+    def name(self) -> str:
+        """Identifies the provider in the ledger (e.g. ``offline``, ``openai``)."""
+
+    def route(self, question: str) -> tuple[RouteDecision, Usage]:
+        """Classify the question's complexity."""
+
+    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
+        """Decompose the question into sub-queries with dependencies."""
+
+    def check_sufficiency(
+        self, sub_query: str, evidence: Sequence[Evidence]
+    ) -> tuple[SufficiencyVerdict, Usage]:
+        """Decide whether the evidence answers the sub-query."""
+
+    def rewrite(
+        self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
+        previous: Sequence[str],
+    ) -> tuple[Rewrite, Usage]:
+        """A different query for the same need; ``previous`` lists the queries already tried."""
+
+    def find(self, sub_query: str, evidence: Sequence[Evidence]) -> tuple[Finding, Usage]:
+        """What the evidence says in answer to the sub-query, for dependent sub-queries."""
+
+    def verify(
+        self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
+    ) -> tuple[Verification, Usage]:
+        """Does the evidence, taken together, answer the question? What is missing?"""
+
+    def synthesize(
+        self, question: str, context: Sequence[Evidence], *, strategy: str,
+        findings: Sequence[str],
+    ) -> tuple[DraftAnswer, Usage]:
+        """Answer from the context only, citing it; flag contradictions."""

@@ -1,0 +1,9 @@
+"""The offline model provider: deterministic, network-free, extractive (SPEC C13).
+
+One module per role (router, planner, sufficiency, rewriter, finder, verifier, synthesizer),
+shared English heuristics in ``lexicon`` and ``structure``; :class:`OfflineProvider` wires them.
+"""
+
+from providers.offline.provider import OfflineProvider
+
+__all__ = ["OfflineProvider"]

@@ -1,0 +1,132 @@
+"""What a sub-query found, in a few words: the entity, date or number the best evidence gives
+in answer, to fill the placeholders of the sub-queries that depend on it.
+
+Candidates are the named entities (or dates/numbers, when the sub-query asks for one) of the
+evidence sentences that share most words with the sub-query, plus the titles of top evidence
+(in an encyclopedic corpus the page about "the film shot in Leland in 1986" is titled with the
+answer). Anything the sub-query already names is no answer to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from orchestration.text import stem, words
+from providers.offline.lexicon import entity_spans, key_terms, sentences, term_set
+from schemas.flow import Evidence, Finding
+
+TOP_EVIDENCE = 3  # evidence items read, best score first
+TITLE_WEIGHT = 0.9  # a title is a good answer only when its page matches the description
+_DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|"
+                   r"September|October|November|December)\s+(?:\d{1,2},\s+)?\d{4}|\d{4}s?|"
+                   r"\d{1,2}(?:st|nd|rd|th)\s+century)\b")
+_NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand|percent|%))?")
+_ASKS_DATE = re.compile(r"\b(?:when|what year|which year|date|era|period|century|decade)\b", re.I)
+_ASKS_NUMBER = re.compile(r"\b(?:how many|how much|number of|population|amount)\b", re.I)
+_PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|to)\s+(?:the\s+)?$", re.I)
+_AGENT_CUE = re.compile(r"\b(?:by|with|and|from)\s+$|,\s*$", re.I)
+_ASKS_PLACE = re.compile(r"\b(?:where|country|state|city|county|town|village|location|birthplace|"
+                         r"place|region|province|capital|continent|island|nation|area|district)\b",
+                         re.I)
+_ASKS_PERSON = re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:\w+(?:er|or|ist|ian)s?|wife|husband|"
+                          r"spouse|father|mother|son|daughter|brother|sister|child|parent|king|"
+                          r"queen|chief|head|person|man|woman)\b", re.I)
+_NOT_AGENTS = frozenset({"number", "order", "water", "border", "center", "centre", "other",
+                         "power", "chapter", "quarter", "letter", "meter", "river", "color",
+                         "error", "sector", "factor", "author's", "character", "year", "later"})
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    text: str
+    score: float
+    doc_id: str
+
+
+def _kind(query: str) -> str:
+    """What the sub-query asks for: number, date, place, person or (any) entity."""
+    if _ASKS_NUMBER.search(query):
+        return "number"
+    if _ASKS_DATE.search(query):
+        return "date"
+    if _ASKS_PLACE.search(query):
+        return "place"
+    person = [m.group() for m in _ASKS_PERSON.finditer(query)]
+    if any(p.lower().rstrip("s") not in _NOT_AGENTS for p in person):
+        return "person"
+    return "entity"
+
+
+def _fit(kind: str, text: str, before: str) -> float:
+    """How well a candidate's shape and left context suit the kind asked for."""
+    tokens = text.split()
+    if kind == "person":
+        shape = 1.3 if 2 <= len(tokens) <= 4 and " of " not in f" {text} " else 0.8
+        return shape * (1.3 if _AGENT_CUE.search(before) else 1.0)
+    if kind == "place":
+        return 1.3 if _PLACE_CUE.search(before) else 0.9
+    return 1.0
+
+
+def _spans(sentence: str, kind: str) -> list[tuple[str, int]]:
+    """Candidate strings of a sentence with their offsets, for the kind asked."""
+    if kind == "date":
+        return [(m.group(), m.start()) for m in _DATE.finditer(sentence)]
+    if kind == "number":
+        return [(m.group().rstrip(".,"), m.start()) for m in _NUMBER.finditer(sentence)]
+    return [(s.text, s.start) for s in entity_spans(sentence) if not s.text.startswith("{")]
+
+
+def _novel(candidate: str, query_terms: set[str]) -> bool:
+    own = [stem(w) for w in words(candidate)]
+    return bool(own) and sum(w in query_terms for w in own) / len(own) < 0.5
+
+
+def _sentence_score(sentence: str, terms: list[str]) -> float:
+    if not terms:
+        return 0.0
+    present = term_set(sentence)
+    return sum(t in present for t in terms) / len(terms)
+
+
+def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
+    kind, terms, query_terms = _kind(query), key_terms(query), term_set(query)
+    out: list[_Candidate] = []
+    for rank, item in enumerate(evidence):
+        discount = 1.0 / (1.0 + 0.5 * rank)
+        best_sentence = 0.0
+        for sentence in sentences(item.text):
+            overlap = _sentence_score(sentence, terms)
+            best_sentence = max(best_sentence, overlap)
+            for text, offset in _spans(sentence, kind):
+                if not _novel(text, query_terms):
+                    continue
+                fit = _fit(kind, text, sentence[max(0, offset - 12) : offset])
+                out.append(_Candidate(text, (0.2 + overlap) * discount * fit, item.doc_id))
+        if kind not in ("date", "number") and item.title and _novel(item.title, query_terms):
+            out.append(_Candidate(re.sub(r"\s*\(.*\)$", "", item.title),
+                                  (0.2 + best_sentence) * discount * TITLE_WEIGHT, item.doc_id))
+    return out
+
+
+def find(sub_query: str, evidence: Sequence[Evidence]) -> Finding:
+    """The best candidate answer to ``sub_query`` in ``evidence``; an empty finding (with the
+    reason) when the evidence holds no candidate."""
+    top = sorted(evidence, key=lambda e: -e.score)[:TOP_EVIDENCE]
+    totals: dict[str, _Candidate] = {}
+    for cand in _candidates(sub_query, top):
+        key = " ".join(words(cand.text))
+        seen = totals.get(key)
+        # Repetition across sentences and documents is evidence too: add a share of it.
+        score = cand.score if seen is None else max(seen.score, cand.score) + 0.25 * min(
+            seen.score, cand.score)
+        keep = cand if seen is None or cand.score > seen.score else seen
+        totals[key] = _Candidate(keep.text, score, keep.doc_id)
+    if not totals:
+        return Finding(text="", reason="no candidate answer in the evidence")
+    best = max(totals.values(), key=lambda c: c.score)
+    return Finding(text=best.text, doc_ids=[best.doc_id],
+                   reason=f"{_kind(sub_query)} candidate scoring {best.score:.2f} of "
+                          f"{len(totals)} in the top {len(top)} evidence items")

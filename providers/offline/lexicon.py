@@ -1,0 +1,147 @@
+"""English surface heuristics the offline roles share: sentences, named-entity spans, key terms
+and coverage. Capitalisation carries most of the signal (no tagger, no gazetteer), so the rules
+stay general: they read the form of the text, never a particular dataset."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from orchestration.text import STOPWORDS, content_words, stem, words
+
+_TOKEN = re.compile(r"\{\d+\}|\w(?:[\w'’.\-&]*\w)?")
+_SENTENCE = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[\"“(\[]?[A-Z0-9])|\n{2,}|\n(?=[-*•#])")
+_ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|No|vs|etc|Inc|Co|Ltd)"
+                           r"|\b[A-Z]|\b(?:[A-Z]\.)+[A-Z])\.$")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+CONNECTORS = frozenset({"of", "the", "de", "la", "le", "von", "van", "der", "du", "da", "del",
+                        "y", "&"})
+WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
+# Capitalised words that open questions or sentences without naming anything.
+_OPENERS = STOPWORDS | WH_WORDS | frozenset({
+    "name", "list", "describe", "explain", "tell", "give", "according", "besides", "apart",
+    "in", "on", "at", "from", "during", "since", "for", "if", "after", "before", "following",
+})
+MONTHS = frozenset("january february march april may june july august september october "
+                   "november december".split())
+
+
+@dataclass(frozen=True)
+class Span:
+    """A named-entity span: its text and character offsets in the source."""
+
+    text: str
+    start: int
+    end: int
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at sentence ends and paragraph breaks; blank pieces dropped; a piece ending
+    in an abbreviation ("Mr.", "U.S.", "J.") is joined to the next."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(text):
+        piece = (piece or "").strip()
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _capitalised(token: str) -> bool:
+    return token[:1].isupper() or (token.startswith("{") and token.endswith("}"))
+
+
+def entity_spans(text: str) -> list[Span]:
+    """Runs of capitalised words (with inner connectors like "of"/"the"), digits continuing a
+    run, quoted titles and ``{n}`` placeholders. A possessive ends its run; punctuation breaks
+    one. Capitalised stopwords (sentence openers) never start a run."""
+    spans: list[Span] = [Span(m.group(1).strip(), m.start(1), m.end(1))
+                         for m in _QUOTED.finditer(text)]
+    tokens = list(_TOKEN.finditer(text))
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        while run and run[-1].group().lower() in CONNECTORS:
+            run.pop()
+        if run:
+            start, end = run[0].start(), run[-1].end()
+            spans.append(Span(_POSSESSIVE.sub("", text[start:end]), start, end))
+        run.clear()
+
+    for i, tok in enumerate(tokens):
+        word = tok.group()
+        gap = text[tokens[i - 1].end() : tok.start()] if i else " "
+        if run and gap.strip():
+            close()
+        if _capitalised(word) and (run or word.lower() not in _OPENERS):
+            run.append(tok)
+        elif run and (word.lower() in CONNECTORS or word[:1].isdigit()):
+            run.append(tok)
+        else:
+            close()
+        if run and _POSSESSIVE.search(word):
+            close()
+    close()
+    inside = [s for s in spans if not any(o is not s and o.start <= s.start and s.end <= o.end
+                                          and (o.end - o.start) > (s.end - s.start) for o in spans)]
+    return sorted(inside, key=lambda s: s.start)
+
+
+def entities(text: str) -> list[str]:
+    """Distinct named-entity strings of ``text`` in order (placeholders excluded)."""
+    found = (s.text for s in entity_spans(text) if not s.text.startswith("{"))
+    return list(dict.fromkeys(e for e in found if e.lower() not in MONTHS))
+
+
+def term_set(text: str) -> set[str]:
+    """Stemmed words of ``text``: what coverage is measured against."""
+    return {stem(w) for w in words(text)}
+
+
+def key_terms(text: str) -> list[str]:
+    """Content words of ``text`` (stemmed), minus words inside its entities, question words and
+    placeholders: the descriptive part of a query."""
+    inside = {stem(w) for e in entities(text) for w in words(e)}
+    out = [stem(w) for w in content_words(re.sub(r"\{\d+\}", " ", text))]
+    return list(dict.fromkeys(w for w in out if w not in inside and w not in WH_WORDS))
+
+
+def entity_present(entity: str, terms: set[str]) -> bool:
+    """Whether most of the entity's own words (not its connectors) occur in ``terms``."""
+    own = [stem(w) for w in words(entity) if w not in CONNECTORS]
+    if not own:
+        return True
+    return sum(w in terms for w in own) / len(own) >= 0.6
+
+
+def coverage(query: str, texts: Iterable[str]) -> tuple[float, list[str]]:
+    """Share of the query's entities (weight 2) and key terms (weight 1) found in ``texts``,
+    and the missing ones, entities first."""
+    terms: set[str] = set()
+    for text in texts:
+        terms |= term_set(text)
+    missing: list[str] = []
+    total = got = 0.0
+    for entity in entities(query):
+        total += 2
+        if entity_present(entity, terms):
+            got += 2
+        else:
+            missing.append(entity)
+    for term in key_terms(query):
+        total += 1
+        if term in terms:
+            got += 1
+        else:
+            missing.append(term)
+    return (got / total if total else 1.0), missing
+
+
+def estimate_words(*texts: str) -> int:
+    """Word count: the token estimate every offline Usage reports."""
+    return sum(len(t.split()) for t in texts)

@@ -1,0 +1,94 @@
+"""The offline provider: every role, deterministic and network-free (SPEC C13).
+
+Each role is a function in its own module; this class only wires them to the
+:class:`~providers.base.ModelProvider` interface and meters them. Usage token counts are
+ESTIMATES (whitespace words of the inputs and outputs): no tokenizer runs, no money is spent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from embedding.base import Embedder
+from providers.offline import finder, planner, rewriter, router, sufficiency, synthesizer, verifier
+from providers.offline.lexicon import estimate_words
+from providers.offline.similarity import Similarity
+from schemas.flow import (
+    DraftAnswer,
+    Evidence,
+    Finding,
+    Plan,
+    Rewrite,
+    RouteDecision,
+    SufficiencyVerdict,
+    Usage,
+    Verification,
+)
+
+MODEL = "offline"
+T = TypeVar("T")
+
+
+def _metered(work: Callable[[], T], inputs: Sequence[str], output: Callable[[T], str]
+             ) -> tuple[T, Usage]:
+    started = time.perf_counter()
+    result = work()
+    return result, Usage(model=MODEL, prompt_tokens=estimate_words(*inputs),
+                         completion_tokens=estimate_words(output(result)),
+                         latency_ms=(time.perf_counter() - started) * 1000)
+
+
+def _texts(evidence: Sequence[Evidence]) -> list[str]:
+    return [e.text for e in evidence]
+
+
+class OfflineProvider:
+    """Heuristic routing and planning, embedding/lexical checks, extractive synthesis.
+
+    ``embedder`` gives the similarity signal of the sufficiency check and the verifier (its
+    vectors are cached per text, see :mod:`providers.offline.similarity`).
+    """
+
+    def __init__(self, embedder: Embedder):
+        self._similarity = Similarity(embedder)
+
+    @property
+    def name(self) -> str:
+        return MODEL
+
+    def route(self, question: str) -> tuple[RouteDecision, Usage]:
+        return _metered(lambda: router.route(question), [question], lambda r: r.reason)
+
+    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
+        return _metered(lambda: planner.plan(question, max_sub_queries=max_sub_queries),
+                        [question], lambda p: " ".join(s.text for s in p.sub_queries))
+
+    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence]
+                          ) -> tuple[SufficiencyVerdict, Usage]:
+        return _metered(lambda: sufficiency.check(sub_query, evidence, self._similarity),
+                        [sub_query, *_texts(evidence)], lambda v: v.reason)
+
+    def rewrite(self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
+                previous: Sequence[str]) -> tuple[Rewrite, Usage]:
+        return _metered(
+            lambda: rewriter.rewrite(sub_query, evidence, attempt=attempt, previous=previous),
+            [sub_query, *_texts(evidence), *previous], lambda r: r.text)
+
+    def find(self, sub_query: str, evidence: Sequence[Evidence]) -> tuple[Finding, Usage]:
+        return _metered(lambda: finder.find(sub_query, evidence),
+                        [sub_query, *_texts(evidence)], lambda f: f.text)
+
+    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
+               ) -> tuple[Verification, Usage]:
+        return _metered(lambda: verifier.verify(question, evidence, findings, self._similarity),
+                        [question, *_texts(evidence), *findings],
+                        lambda v: " ".join(v.follow_up_queries))
+
+    def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
+                   findings: Sequence[str]) -> tuple[DraftAnswer, Usage]:
+        return _metered(
+            lambda: synthesizer.synthesize(question, context, strategy=strategy,
+                                           findings=findings),
+            [question, *_texts(context), *findings], lambda d: d.answer)

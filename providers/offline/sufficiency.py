@@ -1,0 +1,47 @@
+"""Does this evidence answer this sub-query? (SPEC C7) — from two signals that fail
+differently: embedding similarity (topical match, blind to a wrong name) and lexical coverage of
+the sub-query's entities and key terms (exact, blind to paraphrase). A missing named entity
+always means "not yet": evidence about another person cannot answer a question about this one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from providers.offline.lexicon import coverage, entities
+from providers.offline.similarity import Similarity
+from schemas.flow import Evidence, SufficiencyVerdict
+
+TOP_EVIDENCE = 5  # evidence items read, best score first
+SIM_FLOOR = 0.35  # below: off-topic whatever the words say
+SIM_STRONG = 0.6  # above: a paraphrase may cover what the words miss
+COVERAGE_SUFFICIENT = 0.7  # share of weighted key terms found
+COVERAGE_WITH_STRONG_SIM = 0.5
+
+
+def evidence_texts(evidence: Sequence[Evidence], limit: int) -> list[str]:
+    """Title and text of the best ``limit`` items: what the roles read."""
+    top = sorted(evidence, key=lambda e: -e.score)[:limit]
+    return [f"{e.title}\n{e.text}" if e.title else e.text for e in top]
+
+
+def check(sub_query: str, evidence: Sequence[Evidence], similarity: Similarity
+          ) -> SufficiencyVerdict:
+    """Sufficient when every entity of the sub-query is present and enough of its key terms
+    are, and the best evidence is on topic; ``missing_terms`` lists what is absent."""
+    query = re.sub(r"\{\d+\}", " ", sub_query)
+    texts = evidence_texts(evidence, TOP_EVIDENCE)
+    if not texts:
+        return SufficiencyVerdict(sufficient=False, score=0.0, missing_terms=entities(query),
+                                  reason="no evidence")
+    cov, missing = coverage(query, texts)
+    sim = similarity.best(query, texts[:3])
+    missing_entities = [m for m in missing if m in entities(query)]
+    enough = cov >= COVERAGE_SUFFICIENT or (sim >= SIM_STRONG and cov >= COVERAGE_WITH_STRONG_SIM)
+    sufficient = not missing_entities and sim >= SIM_FLOOR and enough
+    score = max(0.0, min(1.0, 0.5 * cov + 0.5 * max(sim, 0.0)))
+    why = (f"coverage {cov:.2f}, similarity {sim:.2f}"
+           + (f", missing entities {missing_entities}" if missing_entities else ""))
+    return SufficiencyVerdict(sufficient=sufficient, score=score, missing_terms=missing,
+                              reason=why)

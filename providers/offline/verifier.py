@@ -1,0 +1,57 @@
+"""Does the evidence, taken together, answer the question? (SPEC C8) — coverage of the
+question's entities and key terms across all evidence, plus topical similarity; what is missing
+becomes follow-up queries aimed at exactly that."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from orchestration.text import content_words
+from providers.offline.lexicon import WH_WORDS, coverage, entities
+from providers.offline.similarity import Similarity
+from providers.offline.sufficiency import evidence_texts
+from schemas.flow import Evidence, Verification
+
+ALL_EVIDENCE = 40  # evidence items read
+COVERAGE_SUFFICIENT = 0.75
+MAX_FOLLOW_UPS = 3
+SIM_WEIGHT = 0.4  # the rest of the confidence is coverage
+
+
+def _context_words(question: str, entity: str, limit: int = 4) -> list[str]:
+    own = {w.lower() for w in entity.split()}
+    return [w for w in content_words(question) if w not in WH_WORDS and w not in own][:limit]
+
+
+def follow_ups(question: str, missing: Sequence[str]) -> list[str]:
+    """One query per missing entity (with the question's context words), then one for the
+    missing plain terms beside the question's main entity."""
+    named = entities(question)
+    queries = [" ".join([m, *_context_words(question, m)]) for m in missing if m in named]
+    plain = [m for m in missing if m not in named]
+    if plain:
+        queries.append(" ".join([*named[:1], *plain]))
+    return list(dict.fromkeys(q for q in queries if q.strip()))[:MAX_FOLLOW_UPS]
+
+
+def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str],
+           similarity: Similarity) -> Verification:
+    """Sufficient when no entity of the question is missing and coverage reaches
+    ``COVERAGE_SUFFICIENT``; confidence blends coverage and similarity, halved per missing
+    entity."""
+    texts = evidence_texts(evidence, ALL_EVIDENCE)
+    if not texts:
+        return Verification(sufficient=False, confidence=0.0, missing_info=entities(question),
+                            follow_up_queries=[question], reason="no evidence at all")
+    cov, missing = coverage(question, texts)
+    sim = max(similarity.best(question, texts[:5]), 0.0)
+    missing_entities = [m for m in missing if m in entities(question)]
+    confidence = ((1 - SIM_WEIGHT) * cov + SIM_WEIGHT * sim) * 0.5 ** len(missing_entities)
+    found = [f for f in findings if f.strip()]
+    sufficient = not missing_entities and cov >= COVERAGE_SUFFICIENT
+    reason = (f"coverage {cov:.2f}, similarity {sim:.2f}, {len(found)} finding(s)"
+              + (f", missing {missing}" if missing else ""))
+    return Verification(
+        sufficient=sufficient, confidence=max(0.0, min(1.0, confidence)), missing_info=missing,
+        follow_up_queries=[] if sufficient else follow_ups(question, missing), reason=reason,
+    )

@@ -1,0 +1,139 @@
+"""What the model roles return (the same schemas for the offline and the openai provider), and
+the evidence they read."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class QuestionClass(StrEnum):
+    """The router's classes (SPEC C3)."""
+
+    SIMPLE_FACT = "simple_fact"
+    PROCEDURAL = "procedural"
+    MULTI_HOP = "multi_hop"
+    INVESTIGATIVE = "investigative"
+
+
+class Strategy(StrEnum):
+    """How the synthesizer combines the sub-queries' findings."""
+
+    SINGLE = "single"  # one sub-query answers the question
+    CHAIN = "chain"  # each hop feeds the next; the last hop answers
+    COMPARE = "compare"  # parallel facts about several entities, then a comparison
+    AGGREGATE = "aggregate"  # parallel parts of a compound question, answered together
+
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RouteDecision(_Contract):
+    """Router output: the class of the question and why."""
+
+    question_class: QuestionClass
+    reason: str = ""
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class PlannedSubQuery(_Contract):
+    """One atomic sub-query. ``text`` may hold ``{0}``-style placeholders naming earlier
+    sub-queries by index; they are replaced by those sub-queries' findings before retrieval."""
+
+    text: str
+    depends_on: list[int] = Field(default_factory=list)
+    reason: str = ""
+
+
+class Plan(_Contract):
+    """Planner output: sub-queries (a DAG through ``depends_on``) and a synthesis strategy."""
+
+    sub_queries: list[PlannedSubQuery]
+    strategy: Strategy = Strategy.SINGLE
+    reason: str = ""
+
+
+class Evidence(_Contract):
+    """One retrieved chunk as the roles see it."""
+
+    chunk_id: str
+    doc_id: str
+    title: str = ""
+    text: str
+    score: float
+    source_version: str = ""
+    authority_tier: int = 2
+    sub_query_index: int | None = None
+
+
+class SufficiencyVerdict(_Contract):
+    """Does this evidence answer this sub-query? (SPEC C7)."""
+
+    sufficient: bool
+    score: float = Field(0.0, ge=0.0, le=1.0)
+    missing_terms: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class Rewrite(_Contract):
+    """A new query for the same need, from a different angle."""
+
+    text: str
+    reason: str = ""
+
+
+class Finding(_Contract):
+    """What a sub-query found, in a few words, to substitute into dependent sub-queries."""
+
+    text: str
+    doc_ids: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class Verification(_Contract):
+    """Verifier output (SPEC C8)."""
+
+    sufficient: bool
+    confidence: float = Field(0.0, ge=0.0, le=1.0)
+    missing_info: list[str] = Field(default_factory=list)
+    follow_up_queries: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class Citation(_Contract):
+    """A piece of evidence an answer rests on."""
+
+    doc_id: str
+    chunk_id: str
+    quote: str | None = None
+
+
+class Contradiction(_Contract):
+    """Two pieces of evidence that disagree about the same thing."""
+
+    topic: str
+    statements: list[str]
+    doc_ids: list[str]
+    reason: str = ""
+
+
+class DraftAnswer(_Contract):
+    """Synthesizer output. ``extractive`` marks answers stitched from evidence sentences;
+    ``insufficient`` means the evidence does not support an answer."""
+
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    extractive: bool = False
+    insufficient: bool = False
+
+
+class Usage(_Contract):
+    """What one role call cost."""
+
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0

@@ -1,0 +1,47 @@
+from orchestration.context import assemble_context, estimate_tokens
+from schemas.flow import Evidence
+
+
+def ev(cid, score, sq=0, tier=2, text=None, doc=None):
+    return Evidence(chunk_id=cid, doc_id=doc or cid.split(":")[0], text=text or f"text of {cid}",
+                    score=score, sub_query_index=sq, authority_tier=tier)
+
+
+def words(n):
+    return " ".join(f"w{i}" for i in range(n))
+
+
+def test_each_sub_query_best_gets_in_before_any_second_best():
+    evidence = [ev("a:1", 0.9, 0), ev("a:2", 0.85, 0), ev("a:3", 0.8, 0), ev("b:1", 0.4, 1),
+                ev("c:1", 0.3, 2)]
+    chosen = assemble_context(evidence, max_tokens=10_000, max_items=3)
+    assert [e.chunk_id for e in chosen] == ["a:1", "b:1", "c:1"]
+
+
+def test_duplicate_chunks_and_near_identical_texts_are_dropped():
+    same = "Refunds are issued within 14 days of the request being received by support."
+    evidence = [ev("a:1", 0.5, 0), ev("a:1", 0.9, 1), ev("x:1", 0.7, 0, text=same),
+                ev("y:1", 0.6, 1, text=same + " ")]
+    chosen = assemble_context(evidence, max_tokens=10_000)
+    ids = [e.chunk_id for e in chosen]
+    assert ids.count("a:1") == 1 and "y:1" not in ids
+    assert next(e for e in chosen if e.chunk_id == "a:1").score == 0.9
+
+
+def test_authority_tier_outranks_score():
+    chosen = assemble_context([ev("a:1", 0.9, 0, tier=3), ev("b:1", 0.2, 0, tier=1)],
+                              max_tokens=10_000)
+    assert [e.chunk_id for e in chosen] == ["b:1", "a:1"]
+
+
+def test_token_budget_is_respected_and_smaller_items_still_fit():
+    evidence = [ev("a:1", 0.9, text=words(50)), ev("b:1", 0.8, 1, text=words(200)),
+                ev("c:1", 0.7, 2, text=words(30))]
+    chosen = assemble_context(evidence, max_tokens=100, count_tokens=lambda t: len(t.split()))
+    assert [e.chunk_id for e in chosen] == ["a:1", "c:1"]
+
+
+def test_estimate_counts_long_words_as_several_pieces():
+    assert estimate_tokens("a b c") == 3
+    assert estimate_tokens("internationalisation") == 4
+    assert estimate_tokens("Hi, there.") == 4

@@ -1,0 +1,124 @@
+"""The agentic flow through real workers: plans, dependent hops, citations, redelivery, bad lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from ingestion.submit import ingest_path
+from ledger import session_scope
+from ledger.models import (
+    AnswerRow,
+    CitationRow,
+    EvidenceItemRow,
+    ModelCallRow,
+    PlanRow,
+    RetrievalRequestRow,
+    SubQueryRow,
+    SufficiencyCheckRow,
+    VerificationRow,
+)
+from ragq.adapters import build_ledger_engine
+from submission import describe, errors, results, submit_file, wait
+from workers.client import client_app
+
+BRIDGE_DOCS = [
+    {"id": "zephyr", "title": "Zephyr camera",
+     "text": "The Zephyr is a compact mirrorless camera. The Zephyr camera is made by Orion Labs, "
+             "which released it in 2019."},
+    {"id": "orion", "title": "Orion Labs",
+     "text": "Orion Labs is an optics company based in Lyon. Orion Labs was founded in 1998 by "
+             "Mara Quint, a former telescope engineer."},
+    {"id": "nimbus", "title": "Nimbus drone",
+     "text": "The Nimbus is a folding drone made by Skyward Systems, founded by Tom Reyes."},
+    {"id": "lens", "title": "Camera lenses",
+     "text": "Prime lenses have a fixed focal length. Zoom lenses trade sharpness for range."},
+]
+BRIDGE_QUESTION = "Who founded the company that makes the Zephyr camera?"
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def ledger_counts(settings, job_id: str) -> dict[str, int]:
+    tables = [PlanRow, SubQueryRow, RetrievalRequestRow, EvidenceItemRow, SufficiencyCheckRow,
+              VerificationRow, ModelCallRow, AnswerRow]
+    with session_scope(build_ledger_engine(settings)) as session:
+        counts = {t.__tablename__: session.scalar(
+            select(func.count()).select_from(t).where(t.job_id == job_id)) for t in tables}
+        counts["citations"] = session.scalar(
+            select(func.count()).select_from(CitationRow).join(AnswerRow)
+            .where(AnswerRow.job_id == job_id))
+    return counts
+
+
+def test_a_bridge_question_runs_two_dependent_hops_and_cites_both(stack, collection, tmp_path):
+    ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
+                collection=collection)
+    tickets = write_jsonl(tmp_path / "t.jsonl", [{"custom_id": "b1", "question": BRIDGE_QUESTION}])
+    sent = submit_file(stack.settings, tickets, collection=collection)
+    assert wait(stack.settings, sent.batch_id, timeout_s=180)["status"] == "completed"
+    (result,) = results(stack.settings, sent.batch_id)
+    assert result["status"] == "completed" and result["route"] in {"full", "bounded"}
+    with session_scope(build_ledger_engine(stack.settings)) as session:
+        plan = session.scalars(select(PlanRow).where(PlanRow.job_id == result["job_id"])).one()
+        subs = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == result["job_id"],
+                                                         SubQueryRow.round == 0)
+                               .order_by(SubQueryRow.index)).all()
+    assert plan.strategy == "chain"
+    assert len(subs) == 2 and subs[1].depends_on == [0]
+    assert "{0}" in subs[1].original_text
+    assert subs[0].finding and "Orion Labs" in subs[0].finding
+    assert "Orion Labs" in subs[1].final_text  # the first hop's finding, substituted
+    cited = {c["doc_id"] for c in result["citations"]}
+    assert {"zephyr", "orion"} <= cited
+    assert "Mara Quint" in result["answer"]
+    assert result["extractive"] is True
+    assert result["usage"]["retrieval_calls"] >= 2
+
+
+def test_a_redelivered_step_adds_no_ledger_rows(stack, collection, tmp_path):
+    ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
+                collection=collection)
+    tickets = write_jsonl(tmp_path / "t.jsonl", [
+        {"custom_id": "once", "question": BRIDGE_QUESTION},
+        {"custom_id": "twice", "question": BRIDGE_QUESTION},
+    ])
+    sent = submit_file(stack.settings, tickets, collection=collection)
+    # Deliver the second job's first step again: every step after it then runs twice too.
+    client_app(stack.settings).send_task("ragq.models.route", args=(sent.job_ids[1],))
+    view = wait(stack.settings, sent.batch_id, timeout_s=180)
+    assert view["counts"]["completed"] == 2 and view["counts"]["finished"] == 2
+    once, twice = (ledger_counts(stack.settings, j) for j in sent.job_ids)
+    assert once == twice
+    assert once["answers"] == 1 and once["plans"] == 1
+
+
+def test_one_malformed_ticket_in_fifty_leaves_49_results_and_1_error(stack, collection,
+                                                                     tmp_path):
+    ingest_path(stack.settings, Path(__file__).resolve().parents[2] / "examples" / "docs",
+                collection=collection)
+    questions = ["How do I rotate an API key?", "What is the rate limit on the Standard plan?",
+                 "Which regions does Acme Cloud run in?", "When are invoices issued?",
+                 "How are webhooks signed?"]
+    lines = [json.dumps({"custom_id": f"q{i}", "question": questions[i % len(questions)]})
+             for i in range(50)]
+    lines[17] = '{"custom_id": "q17", "question": '  # truncated line
+    path = tmp_path / "batch.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    sent = submit_file(stack.settings, path, collection=collection)
+    view = wait(stack.settings, sent.batch_id, timeout_s=600)
+    assert view["status"] == "completed"
+    assert view["counts"]["total"] == 49 and view["counts"]["invalid"] == 1
+    got = results(stack.settings, sent.batch_id)
+    assert len(got) == 49
+    assert {r["custom_id"] for r in got} == {f"q{i}" for i in range(50)} - {"q17"}
+    assert all(r["status"] in {"completed", "insufficient_evidence"} for r in got)
+    assert all(r["citations"] for r in got if r["status"] == "completed")
+    (error,) = errors(stack.settings, sent.batch_id)
+    assert error["line"] == 18 and error["error"]["code"] == "invalid_json"
+    assert describe(stack.settings, sent.job_ids[0])["object"] == "job"
