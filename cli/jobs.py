@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.panel import Panel
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import submission
@@ -20,7 +21,8 @@ def _progress(disable: bool) -> Progress:
                     TimeElapsedColumn(), console=err_console, disable=disable)
 
 
-def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool) -> None:
+def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
+           output: Path | None = None, show: bool = False) -> None:
     sent = submission.submit_file(settings, path, collection=collection)
     if not as_json:
         console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
@@ -32,6 +34,8 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
                                    progress.update(bar, completed=d, total=t))
         if not as_json:
             _print_batch(view)
+        if output or show:
+            results(settings, sent.batch_id, output, show=show, to_stdout=False)
     if as_json:
         emit_json({"batch_id": sent.batch_id, "jobs": len(sent.job_ids), "errors": sent.errors})
 
@@ -64,18 +68,21 @@ def _print_batch(view: dict[str, Any]) -> None:
     console.print(f"batch {view['id']}: [bold]{view['status']}[/] — {counts}")
 
 
-def write_jsonl(records: list[dict[str, Any]], out: Path | None, *, what: str) -> None:
+def write_jsonl(records: list[dict[str, Any]], out: Path | None, *, what: str,
+                to_stdout: bool = True) -> None:
     lines = "".join(json.dumps(r, default=str, ensure_ascii=False) + "\n" for r in records)
     if out is None:
-        console.file.write(lines)
+        if to_stdout:
+            console.file.write(lines)
         return
     out.write_text(lines)
     err_console.print(f"wrote {len(records)} {what} to {out}")
 
 
-def results(settings: Settings, batch_id: str, out: Path | None, *, show: bool) -> None:
+def results(settings: Settings, batch_id: str, out: Path | None, *, show: bool,
+            to_stdout: bool = True) -> None:
     records = submission.results(settings, batch_id)
-    write_jsonl(records, out, what="results")
+    write_jsonl(records, out, what="results", to_stdout=to_stdout and not show)
     if show:
         for record in records:
             print_result(record)
@@ -109,4 +116,4 @@ def print_result(result: dict[str, Any]) -> None:
     for conflict in result.get("contradictions") or []:
         body += f"\n⚠ conflicting sources on {conflict.get('topic')}: " + " | ".join(
             conflict.get("statements", []))
-    console.print(Panel(body, title=title, title_align="left", highlight=False))
+    console.print(Panel(Text(body), title=Text(title), title_align="left", highlight=False))

@@ -94,12 +94,17 @@ def submit(
     tickets: Annotated[Path, typer.Argument(help="A JSONL file of tickets (SPEC format).")],
     collection: CollectionOpt = None,
     wait: Annotated[bool, typer.Option("--wait", help="Wait for the batch to finish.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="With --wait: write the results JSONL here.")] = None,
+    show: Annotated[bool, typer.Option("--show", help="With --wait: print the answers.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Create a batch, one job per ticket; bad lines go to the batch's errors file."""
     settings = _settings()
+    if (output or show) and not wait:
+        fail("--output and --show need --wait (or use `ragq results BATCH` later)")
     jobs.submit(settings, tickets, collection=collection or settings.collection, wait=wait,
-                as_json=as_json)
+                as_json=as_json, output=output, show=show)
 
 
 @app.command()

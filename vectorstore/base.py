@@ -82,7 +82,8 @@ class VectorStore(Protocol):
     ) -> list[Hit]:
         """At most ``top_k`` chunks passing ``flt``, best first by fused score: the query's
         cosine similarity to each chunk's text and title vectors, combined as
-        :class:`~vectorstore.fusion.TitleFusion` says (the better of the two).
+        :class:`~vectorstore.fusion.TitleFusion` says (the better of the two, the title's
+        lowered by a small margin).
 
         Raises ``CollectionNotFoundError`` for an unknown collection, ``VectorDimensionError``
         for a vector of the wrong length.

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ragq.errors import CollectionNotFoundError, RetrievalError, VectorStoreLockedError
-from vectorstore.errors import StoreClosedError, VectorDimensionError
+from vectorstore.errors import CollectionLayoutError, StoreClosedError, VectorDimensionError
 
 _Factory = Callable[[str | None, re.Match[str], str], RetrievalError]
 
@@ -25,6 +25,14 @@ def _dimension(collection: str | None, m: re.Match[str], _msg: str) -> Retrieval
 def _incompatible(collection: str | None, m: re.Match[str], _msg: str) -> RetrievalError:
     # On load the engine names the size it was asked for first and the stored size second.
     return VectorDimensionError(collection, expected=int(m[2]), got=int(m[1]))
+
+
+def _layout(collection: str | None, _m: re.Match[str], msg: str) -> RetrievalError:
+    return CollectionLayoutError(
+        f"the shard of collection {collection!r} holds other named vectors than ragq's text and "
+        f"title ({msg}); ingest into a new collection",
+        collection=collection,
+    )
 
 
 def _locked(collection: str | None, _m: re.Match[str], msg: str) -> RetrievalError:
@@ -51,6 +59,7 @@ def _missing(collection: str | None, _m: re.Match[str], msg: str) -> RetrievalEr
 _RULES: tuple[tuple[re.Pattern[str], _Factory], ...] = (
     (re.compile(r"dimension error: expected dim: (\d+), got (\d+)"), _dimension),
     (re.compile(r"expected vector size (\d+), but got (\d+)"), _incompatible),
+    (re.compile(r"expected vector storages with keys"), _layout),
     (re.compile(r"WouldBlock|Can't init WAL"), _locked),
     (re.compile(r"not initialized"), _closed),
     (re.compile(r"does not exist"), _missing),

@@ -22,28 +22,21 @@ from ragq.errors import CollectionNotFoundError, RetrievalError
 from vectorstore.base import Hit, SearchFilter, VectorPoint
 from vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
 from vectorstore.errors import CollectionLayoutError, VectorDimensionError
-from vectorstore.filters import KEYWORD_FIELDS, FilterPlan, plan_search, plan_stale
-from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint, TitleFusion
+from vectorstore.filters import KEYWORD_FIELDS, plan_search, plan_stale
+from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, TitleFusion
 from vectorstore.locking import UsageGate
 from vectorstore.server_errors import translate_server_errors
+from vectorstore.server_models import (
+    client_filter,
+    fused_search,
+    layout_dim,
+    render_filter,
+    scored,
+    vectors_config,
+)
 
 T = TypeVar("T")
 MEMORY = ":memory:"
-
-
-def client_filter(plan: FilterPlan) -> models.Filter | None:
-    """Render the shared filter semantics in qdrant-client's models; None when unrestricted."""
-    return None if plan.is_empty else _render(plan)
-
-
-def _render(plan: FilterPlan) -> models.Filter:
-    def any_of(key: str, values: tuple[str, ...]) -> models.FieldCondition:
-        return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
-
-    return models.Filter(
-        must=[any_of(c.key, c.values) for c in plan.must] or None,
-        must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
-    )
 
 
 class QdrantServerStore:
@@ -107,7 +100,7 @@ class QdrantServerStore:
         """
         if self._dim(check_collection_name(collection)) is None:
             return 0
-        flt = _render(plan_stale(doc_id, keep_source_version))
+        flt = render_filter(plan_stale(doc_id, keep_source_version))
         stale = self._count(collection, flt)
         if stale:
             selector = models.FilterSelector(filter=flt)
@@ -126,23 +119,12 @@ class QdrantServerStore:
         plan = plan_search(flt)
         if plan.matches_nothing:
             return []
-        where = client_filter(plan)
-        limit = self._fusion.candidates(check_top_k(top_k))
-        nearest = [
-            models.Prefetch(query=query, using=name, limit=limit, filter=where)
-            for name in (TEXT, TITLE)
-        ]
-        requests = [
-            models.QueryRequest(
-                query=query, using=name, prefetch=nearest, limit=2 * limit, filter=where,
-                with_payload=True,
-            )
-            for name in (TEXT, TITLE)
-        ]
+        requests = fused_search(query, self._fusion.candidates(check_top_k(top_k)),
+                                client_filter(plan))
         by_text, by_title = self._call(
             collection, self._client.query_batch_points, collection, requests=requests
         )
-        return self._fusion.fuse(_scored(by_text), _scored(by_title), top_k)
+        return self._fusion.fuse(scored(by_text), scored(by_title), top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
@@ -194,23 +176,21 @@ class QdrantServerStore:
         except CollectionNotFoundError:
             return None
         params = info.config.params.vectors
-        if not _ours(params):
+        dim = layout_dim(params)
+        if dim is None:
             raise CollectionLayoutError(
                 f"collection {name!r} on {self._url} was not created by this version of ragq "
                 f"(it needs cosine vectors named {list(VECTOR_NAMES)} of one size, found "
                 f"{params!r}): ingest into another collection name",
                 collection=name,
             )
-        assert isinstance(params, dict)  # _ours checked it
-        size = params[TEXT].size
-        self._dims[name] = size
-        return size
+        self._dims[name] = dim
+        return dim
 
     def _create(self, name: str, dim: int) -> int:
         """Create ``name`` with its payload indexes; tolerate losing a creation race."""
-        params = models.VectorParams(size=dim, distance=models.Distance.COSINE)
-        config = dict.fromkeys(VECTOR_NAMES, params)
         try:
+            config = vectors_config(dim)
             self._call(name, self._client.create_collection, name, vectors_config=config)
         except RetrievalError:
             found = self._dim(name)
@@ -230,18 +210,3 @@ class QdrantServerStore:
         self._dims[name] = dim
         return dim
 
-
-def _ours(params: object) -> bool:
-    """True for the vectors ragq creates: exactly ``text`` and ``title``, cosine, one size."""
-    if not isinstance(params, dict) or sorted(params) != sorted(VECTOR_NAMES):
-        return False
-    found = list(params.values())
-    return all(
-        isinstance(p, models.VectorParams) and p.distance == models.Distance.COSINE
-        and p.size == found[0].size
-        for p in found
-    )
-
-
-def _scored(response: models.QueryResponse) -> list[ScoredPoint]:
-    return [ScoredPoint(str(p.id), float(p.score), p.payload or {}) for p in response.points]

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from vectorstore import EdgeVectorStore, QdrantServerStore, VectorStore
+from vectorstore import EdgeVectorStore, QdrantServerStore, TitleFusion, VectorStore
 
 QDRANT_URL = os.environ.get("RAGQ_TEST_QDRANT_URL")
 
@@ -27,13 +28,14 @@ ADAPTERS = [
 ]
 
 
-def open_store(kind: str, tmp_path: Path) -> VectorStore:
+def open_store(kind: str, tmp_path: Path, fusion: TitleFusion | None = None) -> VectorStore:
     if kind == "edge":
-        return EdgeVectorStore(tmp_path / "vectors")
+        return EdgeVectorStore(tmp_path / "vectors", fusion=fusion)
     if kind == "memory":
-        return QdrantServerStore(":memory:")
+        return QdrantServerStore(":memory:", fusion=fusion)
     assert QDRANT_URL
-    return QdrantServerStore(QDRANT_URL, api_key=os.environ.get("RAGQ_TEST_QDRANT_API_KEY"))
+    api_key = os.environ.get("RAGQ_TEST_QDRANT_API_KEY")
+    return QdrantServerStore(QDRANT_URL, api_key=api_key, fusion=fusion)
 
 
 def _server_collections() -> set[str]:
@@ -56,15 +58,30 @@ def _drop_server_collections(names: set[str]) -> None:
     client.close()
 
 
-@pytest.fixture(params=ADAPTERS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    """An open store of each kind, closed afterwards (a server loses what the test created)."""
-    on_server = request.param == "server"
+@contextmanager
+def opened_store(
+    kind: str, tmp_path: Path, fusion: TitleFusion | None = None
+) -> Iterator[VectorStore]:
+    """An open store of ``kind``, closed afterwards (a server loses what the test created)."""
+    on_server = kind == "server"
     before = _server_collections() if on_server else set()
-    opened = open_store(request.param, tmp_path)
+    opened = open_store(kind, tmp_path, fusion)
     try:
         yield opened
     finally:
         opened.close()
         if on_server:
             _drop_server_collections(_server_collections() - before)
+
+
+@pytest.fixture(params=ADAPTERS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    """An open store of each kind, with the default fusion."""
+    with opened_store(request.param, tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture(params=ADAPTERS)
+def adapter(request: pytest.FixtureRequest) -> str:
+    """The kind of each adapter, for tests that open stores themselves (see ``opened_store``)."""
+    return str(request.param)

@@ -25,19 +25,22 @@ def point(
     *,
     version: str = "v1",
     acl: tuple[str, ...] = ("public",),
+    title: str | None = None,
+    title_vector: list[float] | None = None,
 ) -> VectorPoint:
     """A chunk point with the payload ingest writes; its id depends on doc and index only."""
     chunk = Chunk(
         chunk_id=f"{doc_id}:{index}",
         doc_id=doc_id,
         chunk_index=index,
-        title=f"Title of {doc_id}",
+        title=title if title is not None else f"Title of {doc_id}",
         text=f"text {index} of {doc_id} ({version})",
         source_version=version,
         acl=acl,
         authority_tier=2,
     )
-    return VectorPoint(str(uuid.uuid5(NAMESPACE, f"{doc_id}/{index}")), vector, chunk.payload())
+    point_id = str(uuid.uuid5(NAMESPACE, f"{doc_id}/{index}"))
+    return VectorPoint(point_id, vector, chunk.payload(), title_vector=title_vector)
 
 
 def axis(i: int, tilt: float = 0.0) -> list[float]:

@@ -17,6 +17,7 @@ import qdrant_edge as qe
 from ragq.errors import CollectionNotFoundError, RetrievalError, VectorStoreLockedError
 from tests.vectorstore.points import DIM, axis, point
 from vectorstore import (
+    CollectionLayoutError,
     EdgeStoreLockedError,
     EdgeVectorStore,
     StoreClosedError,
@@ -107,6 +108,23 @@ def test_data_and_dimension_survive_close_and_reopen(tmp_path):
             store.ensure_collection("docs", DIM + 1)
 
 
+def test_a_collection_made_before_title_vectors_is_refused_with_the_fix(tmp_path):
+    root = tmp_path / "v"
+    (root / "old").mkdir(parents=True)
+    new_shard(root / "old" / "shard", size=DIM).close()  # one unnamed vector
+    (root / "old" / "collection.json").write_text(json.dumps({"dim": DIM, "distance": "cosine"}))
+    with EdgeVectorStore(root) as store:
+        for attempt in (
+            lambda: store.ensure_collection("old", DIM),
+            lambda: store.search("old", axis(0), 1),
+        ):
+            with pytest.raises(CollectionLayoutError, match="ingest into a new collection") as e:
+                attempt()
+            assert e.value.collection == "old"
+        store.ensure_collection("new", DIM)  # the rest of the root is usable
+        assert store.collections() == ["new", "old"]
+
+
 def test_reads_do_not_wait_for_a_writer(tmp_path):
     """The engine is safe for reads during writes, so the store must not serialise them."""
     with EdgeVectorStore(tmp_path) as store:
@@ -159,6 +177,12 @@ def load_with_another_size(p: Path) -> None:
     qe.EdgeShard.load(str(p), new_config(8))
 
 
+def load_with_other_vector_names(p: Path) -> None:
+    new_shard(p, size=4).close()  # one unnamed vector, as before title vectors
+    params = qe.EdgeVectorParams(size=4, distance=qe.Distance.Cosine)
+    qe.EdgeShard.load(str(p), qe.EdgeConfig(vectors={"text": params, "title": params}))
+
+
 def load_while_open(p: Path) -> None:
     _still_open = new_shard(p)  # the engine allows one open shard per directory
     qe.EdgeShard.load(str(p))
@@ -194,6 +218,7 @@ def new_config(size: int) -> qe.EdgeConfig:
 PROVOCATIONS = {
     wrong_vector_size: VectorDimensionError,
     load_with_another_size: VectorDimensionError,
+    load_with_other_vector_names: CollectionLayoutError,
     load_while_open: VectorStoreLockedError,
     use_after_close: StoreClosedError,
     load_missing: CollectionNotFoundError,

@@ -10,13 +10,19 @@ from collections.abc import Iterator
 import grpc
 import httpx
 import pytest
+from qdrant_client import models
 from qdrant_client.common.client_exceptions import ResourceExhaustedResponse
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
 from tests.fakes import LoopbackServer, Reply, Request
 from tests.vectorstore.points import DIM, axis, point
-from vectorstore import QdrantServerStore, SearchFilter, VectorStoreUnavailableError
+from vectorstore import (
+    CollectionLayoutError,
+    QdrantServerStore,
+    SearchFilter,
+    VectorStoreUnavailableError,
+)
 from vectorstore.server_errors import server_error
 
 NAME = "docs"
@@ -127,6 +133,24 @@ def test_a_search_is_one_batch_fused_with_the_filter_on_every_stage(qdrant, stor
         assert query["with_payload"] is True and query["filter"] == expected
         assert [p["using"] for p in query["prefetch"]] == ["text", "title"]
         assert all(p["filter"] == expected and p["limit"] >= 3 for p in query["prefetch"])
+
+
+COSINE = models.VectorParams(size=DIM, distance=models.Distance.COSINE)
+DOT = models.VectorParams(size=DIM, distance=models.Distance.DOT)
+
+
+@pytest.mark.parametrize(
+    "vectors",
+    [COSINE, {"text": COSINE}, {"text": DOT, "title": DOT}],  # COSINE alone: before title vectors
+    ids=["unnamed", "text-only", "dot"],
+)
+def test_a_collection_without_our_named_vectors_is_refused_with_the_fix(vectors):
+    with QdrantServerStore(":memory:") as store:
+        store._client.create_collection("theirs", vectors_config=vectors)
+        with pytest.raises(CollectionLayoutError, match="another collection name") as raised:
+            store.ensure_collection("theirs", DIM)
+        assert raised.value.collection == "theirs"
+        assert isinstance(raised.value, RetrievalError)
 
 
 def test_delete_stale_counts_then_deletes_with_wait(qdrant, store):

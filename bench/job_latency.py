@@ -1,0 +1,79 @@
+"""End-to-end latency of one job on the embedded stack, split into work and queueing.
+
+Usage:  python bench/job_latency.py ../shared/data/hotpotqa_train [N=50]
+
+Starts a throwaway stack, ingests the dataset's corpus, then asks its first N questions one at a
+time (so each job has the workers to itself) and reads the ledger: total = job finished - job
+created; work = the sum of the job's model-call and retrieval latencies; the rest is queueing,
+task hand-offs and ledger writes. Prints p50/p95 of each.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluation import percentile
+from evaluation.run import collection_for, load_questions
+from ingestion.submit import ingest_path
+from ledger import get_job, session_scope
+from ledger.models import ModelCallRow, RetrievalRequestRow
+from ragq.adapters import build_ledger_engine
+from ragq.settings import Settings, build_settings
+from submission import ask, wait
+from workers import supervisor
+
+
+def split(settings: Settings, job_id: str) -> tuple[float, float]:
+    """(total ms, work ms) of a finished job, from the ledger."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        job = get_job(session, job_id=job_id)
+        total = (job.finished_at - job.created_at).total_seconds() * 1000
+        model = session.scalar(select(func.coalesce(func.sum(ModelCallRow.latency_ms), 0))
+                               .where(ModelCallRow.job_id == job_id))
+        search = session.scalar(select(func.coalesce(func.sum(RetrievalRequestRow.latency_ms), 0))
+                                .where(RetrievalRequestRow.job_id == job_id))
+    return total, float(model or 0) + float(search or 0)
+
+
+def measure(settings: Settings, dataset: Path, n: int) -> dict[str, float]:
+    collection = collection_for(dataset)
+    ingest_path(settings, dataset / "corpus.jsonl", collection=collection)
+    totals, works = [], []
+    for ticket in load_questions(dataset, n):
+        job_id = ask(settings, ticket.question, collection=collection, acl=["public"])
+        wait(settings, job_id, timeout_s=300, poll_s=0.05)
+        total, work = split(settings, job_id)
+        totals.append(total)
+        works.append(work)
+    queueing = [t - w for t, w in zip(totals, works, strict=True)]
+    return {
+        "jobs": len(totals),
+        "total_ms_p50": percentile(totals, 50), "total_ms_p95": percentile(totals, 95),
+        "work_ms_p50": percentile(works, 50), "work_ms_p95": percentile(works, 95),
+        "queueing_ms_p50": percentile(queueing, 50), "queueing_ms_p95": percentile(queueing, 95),
+        "queueing_share_p50": percentile([q / t for q, t in zip(queueing, totals, strict=True)],
+                                         50),
+    }
+
+
+def main() -> None:
+    dataset = Path(sys.argv[1])
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    with tempfile.TemporaryDirectory() as home:
+        settings = build_settings(home=Path(home))
+        supervisor.up(settings)
+        try:
+            print(json.dumps(measure(settings, dataset, n), indent=2))
+        finally:
+            supervisor.down(settings)
+
+
+if __name__ == "__main__":
+    main()
