@@ -22,6 +22,7 @@ from ledger.models import (
     JobStatus,
     utcnow,
 )
+from ledger.results import build_result
 
 __all__ = [
     "add_job",
@@ -161,7 +162,9 @@ def _count_finished(session: Session, batch_id: str, status: JobStatus) -> None:
 def cancel_job(session: Session, *, job_id: str) -> bool:
     """Cancel an open job: tasks see it at their next step and enqueue nothing more."""
     get_job(session, job_id=job_id)
-    return finish_job(session, job_id=job_id, status=JobStatus.CANCELLED, result=None,
+    result = build_result(session, job_id=job_id, status=JobStatus.CANCELLED,
+                          stop_reason="cancelled")
+    return finish_job(session, job_id=job_id, status=JobStatus.CANCELLED, result=result,
                       stop_reason="cancelled")
 
 

@@ -1,8 +1,9 @@
-"""The agentic flow through real workers: plans, dependent hops, citations, redelivery, bad lines."""
+"""The agentic flow through real workers: hops, citations, redelivery, bad lines, cancel."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -122,3 +123,39 @@ def test_one_malformed_ticket_in_fifty_leaves_49_results_and_1_error(stack, coll
     (error,) = errors(stack.settings, sent.batch_id)
     assert error["line"] == 18 and error["error"]["code"] == "invalid_json"
     assert describe(stack.settings, sent.job_ids[0])["object"] == "job"
+
+
+def test_cancelling_a_batch_stops_its_open_jobs_and_keeps_finished_results(stack, collection,
+                                                                         tmp_path):
+    ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
+                collection=collection)
+    tickets = write_jsonl(tmp_path / "t.jsonl", [
+        {"custom_id": f"c{i}", "question": BRIDGE_QUESTION} for i in range(30)])
+    sent = submit_file(stack.settings, tickets, collection=collection)
+    wait(stack.settings, sent.job_ids[0], timeout_s=120)  # at least one finishes first
+    from submission import cancel
+
+    cancelled = cancel(stack.settings, sent.batch_id)
+    view = wait(stack.settings, sent.batch_id, timeout_s=120)
+    assert view["status"] == "cancelled"
+    assert view["counts"]["cancelled"] == cancelled >= 1
+    assert view["counts"]["completed"] + cancelled == 30
+    got = results(stack.settings, sent.batch_id)
+    finished = [r for r in got if r["status"] == "completed"]
+    assert finished and all(r["answer"] for r in finished)
+    cancelled_ids = [r["job_id"] for r in got if r["status"] == "cancelled"]
+    # Steps in flight at cancel time may finish; after them nothing new starts, so the
+    # ledger of the cancelled jobs comes to rest (it would keep growing if work went on).
+    deadline, before = time.monotonic() + 60, None
+    while time.monotonic() < deadline:
+        now = {j: ledger_counts(stack.settings, j) for j in cancelled_ids}
+        if now == before:
+            break
+        before = now
+        time.sleep(2)
+    else:
+        raise AssertionError("cancelled jobs kept writing to the ledger")
+    assert any(c["answers"] == 0 for c in before.values())  # stopped before answering
+    # A cancelled job still returns what it had found, and says why it stopped.
+    assert all(r["stop_reason"] == "cancelled" and "evidence_doc_ids" in r
+               for r in got if r["status"] == "cancelled")
