@@ -54,4 +54,4 @@ def evaluate(settings: Settings, dataset: Path, *, limit: int | None, json_out: 
     if as_json:
         emit_json(report)
     else:
-        console.print(table(report))
+        console.print(table(report), width=max(console.width, 180))

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from evaluation.metrics import question_row, summarize
 from ingestion.submit import ingest_path
 from ragq.errors import InputError
@@ -28,17 +30,45 @@ def collection_for(dataset: Path) -> str:
     return "eval_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dataset.resolve().name)[:50]
 
 
-def load_questions(dataset: Path, limit: int | None) -> list[Ticket]:
+class EvalQuestion(BaseModel):
+    """A line of questions.jsonl: a ticket plus gold documents and reference answers; other
+    fields the source carries (question type, hops) travel as ticket metadata."""
+
+    model_config = ConfigDict(extra="allow")
+
+    custom_id: str
+    question: str
+    gold_doc_ids: list[str] = Field(default_factory=list)
+    answer: str | None = None
+    answer_aliases: list[str] = Field(default_factory=list)
+
+    @property
+    def answers(self) -> list[str]:
+        return [a for a in [self.answer, *self.answer_aliases] if a]
+
+    def ticket(self) -> Ticket:
+        return Ticket(custom_id=self.custom_id, question=self.question,
+                      metadata=dict(self.model_extra or {}))
+
+
+def load_questions(dataset: Path, limit: int | None) -> list[EvalQuestion]:
+    """The dataset's questions; raises InputError naming the file and line of a bad one."""
     path = dataset / "questions.jsonl"
     if not path.is_file() or not (dataset / "corpus.jsonl").is_file():
         raise InputError("a dataset folder needs corpus.jsonl and questions.jsonl",
                          source=str(dataset))
-    tickets = [Ticket.model_validate_json(line) for line in path.read_text().splitlines()
-               if line.strip()]
-    return tickets[:limit] if limit else tickets
+    questions = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            questions.append(EvalQuestion.model_validate_json(line))
+        except ValidationError as exc:
+            raise InputError(str(exc).splitlines()[0], source=str(path), line=number) from exc
+    return questions[:limit] if limit else questions
 
 
-def _baseline(settings: Settings, collection: str, tickets: list[Ticket], k: int
+def _baseline(settings: Settings, collection: str, tickets: list[EvalQuestion], k: int
               ) -> dict[str, tuple[list[str], float]]:
     """Single shot: embed the question, take the top k chunks (k = the agentic context size)."""
     out: dict[str, tuple[list[str], float]] = {}
@@ -69,7 +99,8 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
     collection = collection_for(dataset)
     ingest_path(settings, dataset / "corpus.jsonl", collection=collection,
                 on_progress=(lambda d, t: on_progress("ingest", d, t)) if on_progress else None)
-    sent = submit_tickets(settings, list(enumerate(tickets, start=1)), collection=collection,
+    sent = submit_tickets(settings, [(n, q.ticket()) for n, q in enumerate(tickets, start=1)],
+                          collection=collection,
                           source=str(dataset / "questions.jsonl"))
     wait(settings, sent.batch_id, timeout_s=6 * 3600,
          on_progress=(lambda d, t: on_progress("answer", d, t)) if on_progress else None)
@@ -79,7 +110,7 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
     agentic_rows, baseline_rows = [], []
     for t in tickets:
         r = by_id[t.custom_id]
-        gold, answers = t.gold_doc_ids or [], [a for a in [t.answer] if a]
+        gold, answers = t.gold_doc_ids, t.answers
         usage = r.get("usage") or {}
         route = r.get("route") or "none"
         agentic_rows.append(question_row(
