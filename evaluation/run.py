@@ -14,8 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evaluation.metrics import question_row, summarize
 from ingestion.submit import ingest_path
+from orchestration.context import assemble_context
 from ragq.errors import InputError
 from ragq.settings import Settings
+from schemas.flow import Evidence
 from schemas.ticket import Ticket
 from submission import results, submit_tickets, wait
 from workers.client import call
@@ -70,7 +72,8 @@ def load_questions(dataset: Path, limit: int | None) -> list[EvalQuestion]:
 
 def _baseline(settings: Settings, collection: str, tickets: list[EvalQuestion], k: int
               ) -> dict[str, tuple[list[str], float]]:
-    """Single shot: embed the question, take the top k chunks (k = the agentic context size)."""
+    """Single shot: embed the question, take the top k chunks, and fit them into the same
+    context budget (chunks and tokens) the agentic flow's synthesizer gets."""
     out: dict[str, tuple[list[str], float]] = {}
     for start in range(0, len(tickets), 50):
         part = tickets[start : start + 50]
@@ -79,7 +82,12 @@ def _baseline(settings: Settings, collection: str, tickets: list[EvalQuestion], 
                     ["public"], timeout_s=600)
         per_question_ms = (time.perf_counter() - began) * 1000 / len(part)
         for ticket, found in zip(part, hits, strict=True):  # type: ignore[call-overload]
-            out[ticket.custom_id] = (list(dict.fromkeys(h["doc_id"] for h in found)),
+            context = assemble_context(
+                [Evidence(chunk_id=h["chunk_id"], doc_id=h["doc_id"], text=h["text"],
+                          score=h["score"], authority_tier=h.get("authority_tier", 2),
+                          sub_query_index=0) for h in found],
+                max_tokens=settings.context_max_tokens, max_items=k)
+            out[ticket.custom_id] = (list(dict.fromkeys(e.doc_id for e in context)),
                                      per_question_ms)
     return out
 
