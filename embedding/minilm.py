@@ -84,6 +84,7 @@ def _load(threads: int | None, max_tokens: int) -> _Model:
     options.intra_op_num_threads = threads or 0  # 0: one per physical core
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    options.enable_cpu_mem_arena = False  # give batch activations back instead of pooling peaks
     session = ort.InferenceSession(
         str(_verified_model_file()), sess_options=options, providers=["CPUExecutionProvider"]
     )
@@ -111,6 +112,10 @@ class MiniLmEmbedder:
         self._batch_size = batch_size
         self._model: _Model | None = None
         self._load_lock = threading.Lock()
+        # One inference at a time per process: the session already uses every core, so parallel
+        # runs add no throughput, while each holds its own activations (4 concurrent batches of
+        # 32 long chunks peaked at ~3.3 GB against ~1.1 GB serialised).
+        self._run_lock = threading.Lock()
 
     @property
     def dim(self) -> int:
@@ -165,7 +170,8 @@ class MiniLmEmbedder:
             mask[row, : len(enc.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         try:
-            hidden = model.session.run(["last_hidden_state"], feeds)[0]
+            with self._run_lock:
+                hidden = model.session.run(["last_hidden_state"], feeds)[0]
         except _ORT_ERRORS as exc:
             raise EmbeddingError(f"{MODEL_ID} inference failed: {exc}") from exc
         return l2_normalize(mean_pool(hidden, mask))
