@@ -59,3 +59,13 @@ def near_duplicate(a: str, b: str, threshold: float = 0.85) -> bool:
     if not sa or not sb:
         return sa == sb
     return len(sa & sb) / len(sa | sb) >= threshold
+
+
+def term_overlap(query: str, text: str) -> float:
+    """Share of the query's content words (stemmed) that occur in ``text``: 0.0 to 1.0
+    (1.0 for a query without content words)."""
+    wanted = {stem(w) for w in content_words(query)}
+    if not wanted:
+        return 1.0
+    present = {stem(w) for w in words(text)}
+    return len(wanted & present) / len(wanted)

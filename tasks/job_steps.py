@@ -60,8 +60,9 @@ def route(self: FlowTask, job_id: str) -> str | None:
             decision.question_class.value, path.value, decision.reason)
     if path is RoutePath.SIMPLE:
         single = Plan(sub_queries=[PlannedSubQuery(text=job.question)], reason="simple route")
-        _start_plan(self, job_id, validate_plan(single, question=job.question,
-                                                max_sub_queries=1), cache_hit=False)
+        _start_plan(self, job_id, job.question,
+                    validate_plan(single, question=job.question, max_sub_queries=1),
+                    cache_hit=False)
     else:
         step_signature(self.app, PLAN, job_id).apply_async()
     return path.value
@@ -79,21 +80,30 @@ def plan(self: FlowTask, job_id: str) -> int | None:
         job.question, max_sub_queries=budget.max_sub_queries))
     validated = validate_plan(proposed, question=job.question,
                               max_sub_queries=budget.max_sub_queries)
-    _start_plan(self, job_id, validated, cache_hit=False)
+    _start_plan(self, job_id, job.question, validated, cache_hit=False)
     return len(validated.sub_queries)
 
 
-def _start_plan(task: FlowTask, job_id: str, validated: ValidatedPlan, *, cache_hit: bool) -> None:
+WHOLE_QUESTION = "the whole question, searched beside its parts"
+
+
+def _start_plan(task: FlowTask, job_id: str, question: str, validated: ValidatedPlan, *,
+                cache_hit: bool) -> None:
     with session_scope(task.res.engine) as session:
         record_plan(session, job_id=job_id, round=0,
                     plan=validated.as_plan().model_dump(mode="json"),
                     strategy=validated.strategy.value,
                     repair_reason="; ".join(validated.repairs) or None, cache_hit=cache_hit)
-        rows = record_sub_queries(session, job_id=job_id, round=0, items=[
-            NewSubQuery(index=i, text=sq.text, depends_on=sq.depends_on, reason=sq.reason)
-            for i, sq in enumerate(validated.sub_queries)
-        ])
+        items = [NewSubQuery(index=i, text=sq.text, depends_on=sq.depends_on, reason=sq.reason)
+                 for i, sq in enumerate(validated.sub_queries)]
+        if len(items) > 1:
+            # The question itself, searched beside its parts: a decomposition can lose what the
+            # whole question says, and one extra search is cheap insurance.
+            items.append(NewSubQuery(index=len(items), text=question,
+                                     reason=WHOLE_QUESTION))
+        rows = record_sub_queries(session, job_id=job_id, round=0, items=items)
         first = [rows[i].id for i in layers(validated)[0]]
+        first += [r.id for r in rows[len(validated.sub_queries):]]
     layer_chord(task.app, job_id, 0, 0, first).apply_async()
 
 

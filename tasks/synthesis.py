@@ -16,7 +16,7 @@ from ledger import (
 )
 from ledger.models import PlanRow
 from orchestration.canvas import FINALIZE, step_signature
-from orchestration.context import assemble_context, estimate_tokens
+from orchestration.context import assemble_context, estimate_tokens, rerank_lexical
 from schemas.flow import Evidence
 from schemas.statuses import JobStatus
 from tasks.flow_base import FlowTask
@@ -25,7 +25,10 @@ from workers.queues import Queue, task_name
 
 def _job_evidence(session: Any, job_id: str) -> tuple[list[Evidence], dict[str, str]]:
     """All evidence of the job, tagged by sub-query, and the first ledger row id per chunk."""
-    slot = {s.id: s.round * 1000 + s.index for s in job_sub_queries(session, job_id=job_id)}
+    # Plan sub-queries each get a slot of their own for diversity; a verify round's follow-ups
+    # share one, so a round of many follow-ups cannot crowd the plan's evidence out.
+    slot = {s.id: s.index if s.round == 0 else s.round * 1000
+            for s in job_sub_queries(session, job_id=job_id)}
     rows = job_evidence(session, job_id=job_id)
     first_row: dict[str, str] = {}
     items = []
@@ -49,7 +52,8 @@ def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> str | None:
         findings = [s.finding for s in job_sub_queries(session, job_id=job_id) if s.finding]
         plan = session.query(PlanRow).filter_by(job_id=job_id, round=0).first()
         strategy = plan.strategy if plan and plan.strategy else "single"
-    context = assemble_context(evidence, max_tokens=self.settings.context_max_tokens,
+    context = assemble_context(rerank_lexical(evidence, job.question),
+                               max_tokens=self.settings.context_max_tokens,
                                max_items=self.settings.context_max_chunks)
     provider = self.res.provider
     draft = self.model_call(job_id, "synthesizer", "synthesize", lambda: provider.synthesize(

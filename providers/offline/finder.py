@@ -14,10 +14,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orchestration.text import stem, words
-from providers.offline.lexicon import entity_spans, key_terms, sentences, term_set
+from providers.offline.lexicon import (
+    entities,
+    entity_present,
+    entity_spans,
+    key_terms,
+    sentences,
+    term_set,
+)
 from schemas.flow import Evidence, Finding
 
 TOP_EVIDENCE = 3  # evidence items read, best score first
+HEAD_MATCH = 2.0  # a candidate that names the head noun itself ("McDowell County")
+OFF_ANCHOR = 0.3  # weight of evidence that names none of the sub-query's entities
 TITLE_WEIGHT = 0.9  # a title is a good answer only when its page matches the description
 _DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|"
                    r"September|October|November|December)\s+(?:\d{1,2},\s+)?\d{4}|\d{4}s?|"
@@ -25,6 +34,8 @@ _DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|Jun
 _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand|percent|%))?")
 _ASKS_DATE = re.compile(r"\b(?:when|what year|which year|date|era|period|century|decade)\b", re.I)
 _ASKS_NUMBER = re.compile(r"\b(?:how many|how much|number of|population|amount)\b", re.I)
+_ADDRESS_TAIL = re.compile(r"[A-Z][\w'’.-]*,\s*$")
+_ADDRESS_PART = re.compile(r"[A-Z][\w'’.-]*,")
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|to)\s+(?:the\s+)?$", re.I)
 _AGENT_CUE = re.compile(r"\b(?:by|with|and|from)\s+$|,\s*$", re.I)
 _ASKS_PLACE = re.compile(r"\b(?:where|country|state|city|county|town|village|location|birthplace|"
@@ -45,28 +56,68 @@ class _Candidate:
     doc_id: str
 
 
-def _kind(query: str) -> str:
-    """What the sub-query asks for: number, date, place, person or (any) entity."""
-    if _ASKS_NUMBER.search(query):
-        return "number"
-    if _ASKS_DATE.search(query):
-        return "date"
-    if _ASKS_PLACE.search(query):
+_LEAD = re.compile(r"^\s*(?:(?i:what|which)\s+(?:(?i:kind|type|sort|part)\s+of\s+)?(\w+)"
+                   r"|(?i:the|a|an)\s+(?:[\w'’-]+\s+){0,3}?"
+                   r"([\w'’-]+)(?=\s+(?i:of|that|which|who|whom|whose|where|when|in)\b|\s+[A-Z])"
+                   r"|[A-Z][\w\s.'-]*?['’]s?\s+(?:\w+\s+)?(\w+))")
+
+
+_TRAILING = re.compile(r"\b(?:a|an|the)\s+(?:[\w'’-]+\s+){0,3}?([a-z][\w'’-]*)\s*[?.]?$")
+
+
+def head_noun(query: str) -> str:
+    """The noun naming what is asked for: "the COUNTRY where…", "which CITY…", "X's AUTHOR",
+    or the last noun of a statement ending in a description ("X played for an NFL TEAM")."""
+    trailing = _TRAILING.search(query)
+    if trailing and not _LEAD.match(query):
+        return trailing.group(1).lower()
+    match = _LEAD.match(query)
+    if not match:
+        return ""
+    return next((g for g in match.groups() if g), "").lower()
+
+
+def _noun_kind(noun: str) -> str:
+    if not noun:
+        return ""
+    if _ASKS_PLACE.fullmatch(noun):
         return "place"
-    person = [m.group() for m in _ASKS_PERSON.finditer(query)]
-    if any(p.lower().rstrip("s") not in _NOT_AGENTS for p in person):
+    if _ASKS_DATE.fullmatch(noun) or noun in ("year", "time", "day", "month"):
+        return "date"
+    if _ASKS_PERSON.fullmatch(noun) and noun.rstrip("s") not in _NOT_AGENTS:
         return "person"
-    return "entity"
+    return ""
 
 
-def _fit(kind: str, text: str, before: str) -> float:
-    """How well a candidate's shape and left context suit the kind asked for."""
+def _kind(query: str) -> str:
+    """What the sub-query asks for: number, date, place, person or (any) entity. The leading
+    question word or head noun decides; later words ("lived in when he died") do not."""
+    lead = query.strip().lower()
+    if lead.startswith(("how many", "how much")) or _ASKS_NUMBER.match(lead):
+        return "number"
+    if lead.startswith(("when", "what year", "which year", "in what year", "in which year")):
+        return "date"
+    if lead.startswith(("where", "in what country", "in which country")):
+        return "place"
+    if lead.startswith(("who ", "whom ", "whose ")):
+        return "person"
+    return _noun_kind(head_noun(query)) or "entity"
+
+
+def _fit(kind: str, text: str, before: str, head: str) -> float:
+    """How well a candidate's shape and left context suit the kind asked for; a candidate
+    naming the head noun ("McDowell County" for "the county…") suits best."""
     tokens = text.split()
+    if head and head in {t.lower() for t in tokens}:
+        return HEAD_MATCH
+    if kind == "place" and _ADDRESS_TAIL.search(before):
+        # "…, Gwanda District, Zimbabwe": the later in an address, the wider the place
+        return 1.3 + 0.1 * min(len(_ADDRESS_PART.findall(before)), 3)
     if kind == "person":
         shape = 1.3 if 2 <= len(tokens) <= 4 and " of " not in f" {text} " else 0.8
-        return shape * (1.3 if _AGENT_CUE.search(before) else 1.0)
+        return shape * (1.3 if _AGENT_CUE.search(before[-12:]) else 1.0)
     if kind == "place":
-        return 1.3 if _PLACE_CUE.search(before) else 0.9
+        return 1.3 if _PLACE_CUE.search(before[-12:]) else 0.9
     return 1.0
 
 
@@ -76,7 +127,8 @@ def _spans(sentence: str, kind: str) -> list[tuple[str, int]]:
         return [(m.group(), m.start()) for m in _DATE.finditer(sentence)]
     if kind == "number":
         return [(m.group().rstrip(".,"), m.start()) for m in _NUMBER.finditer(sentence)]
-    return [(s.text, s.start) for s in entity_spans(sentence) if not s.text.startswith("{")]
+    return [(s.text, s.start) for s in entity_spans(sentence)
+            if not s.text.startswith("{") and (s.start > 0 or " " in s.text)]
 
 
 def _novel(candidate: str, query_terms: set[str]) -> bool:
@@ -93,9 +145,15 @@ def _sentence_score(sentence: str, terms: list[str]) -> float:
 
 def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
     kind, terms, query_terms = _kind(query), key_terms(query), term_set(query)
+    head = head_noun(query)
+    query_terms -= {stem(head)}  # "McDowell County" answers "the county…"
+    anchors = [e for e in entities(query) if not e.startswith("{")]
     out: list[_Candidate] = []
     for rank, item in enumerate(evidence):
         discount = 1.0 / (1.0 + 0.5 * rank)
+        present = term_set(f"{item.title} {item.text}")
+        if anchors and not any(entity_present(a, present) for a in anchors):
+            discount *= OFF_ANCHOR  # evidence about something else answers nothing here
         best_sentence = 0.0
         for sentence in sentences(item.text):
             overlap = _sentence_score(sentence, terms)
@@ -103,7 +161,7 @@ def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
             for text, offset in _spans(sentence, kind):
                 if not _novel(text, query_terms):
                     continue
-                fit = _fit(kind, text, sentence[max(0, offset - 12) : offset])
+                fit = _fit(kind, text, sentence[max(0, offset - 40) : offset], head)
                 out.append(_Candidate(text, (0.2 + overlap) * discount * fit, item.doc_id))
         if kind not in ("date", "number") and item.title and _novel(item.title, query_terms):
             out.append(_Candidate(re.sub(r"\s*\(.*\)$", "", item.title),

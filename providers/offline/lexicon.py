@@ -23,9 +23,44 @@ WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", 
 _OPENERS = STOPWORDS | WH_WORDS | frozenset({
     "name", "list", "describe", "explain", "tell", "give", "according", "besides", "apart",
     "in", "on", "at", "from", "during", "since", "for", "if", "after", "before", "following",
+    "however", "currently", "although", "today", "later", "furthermore", "additionally",
+    "meanwhile", "despite", "unlike", "several", "many", "instead", "therefore", "thus",
+    "originally", "initially", "finally", "eventually", "previously", "recently", "notably",
 })
-MONTHS = frozenset("january february march april may june july august september october "
-                   "november december".split())
+MONTHS = frozenset(re.findall(r"\w+", "january february march april may june july august "
+                                      "september october november december"))
+# Words that carry the question's form, not its topic: never required of the evidence.
+GENERIC = frozenset(re.findall(r"\w+", """name named names kind kinds type types called known
+    found located locate took take takes taken place happen happened happens occur occurred
+    usual usually exactly specific specifically some many much main example examples thing
+    things way ways mean means meant according documentation refer refers referred term"""))
+
+
+_AGENTIVE = re.compile(r"^\w{3,}(?:er|or|ist|ian|ant|ent)s?$")
+_NOT_AGENTIVE = frozenset(re.findall(r"\w+", """number order water border center centre other
+    power chapter quarter letter meter color colour error sector factor character later former
+    latter content component document element environment requirement event percent moment
+    statement parameter filter header footer buffer marker corner user's answer paper matter
+    summer winter october november december september register cluster layer folder differ
+    offer enter consider deliver remember render suffer transfer prefer refer cover discover
+    recover wonder bother gather trigger encounter alter lower deter"""))
+RELATIONAL = frozenset(re.findall(r"\w+", """wife husband spouse partner father mother son
+    daughter brother sister child children parent parents sibling family king queen prince
+    princess heir successor predecessor capital birthplace hometown home country state city
+    county town village nation region province continent island river location headquarters
+    era period century year date company band team club label firm party network station
+    studio school university college album film movie song book novel series show single game
+    episode sequel opera ballet play language currency religion star stars creator cast"""))
+
+
+def relational_noun(word: str) -> bool:
+    """Whether ``word`` names a role or relation of an entity ("composer", "birthplace",
+    "wife", "label"): the nouns that make "the X of Y" or "Y's X" a lookup of its own."""
+    word = word.lower()
+    if word in RELATIONAL or word.rstrip("s") in RELATIONAL:
+        return True
+    return bool(_AGENTIVE.match(word)) and word.rstrip("s") not in _NOT_AGENTIVE and not (
+        word.endswith(("ment", "ments")))
 
 
 @dataclass(frozen=True)
@@ -78,9 +113,8 @@ def entity_spans(text: str) -> list[Span]:
         gap = text[tokens[i - 1].end() : tok.start()] if i else " "
         if run and gap.strip():
             close()
-        if _capitalised(word) and (run or word.lower() not in _OPENERS):
-            run.append(tok)
-        elif run and (word.lower() in CONNECTORS or word[:1].isdigit()):
+        starts = _capitalised(word) and (run or word.lower() not in _OPENERS)
+        if starts or (run and (word.lower() in CONNECTORS or word[:1].isdigit())):
             run.append(tok)
         else:
             close()
@@ -107,7 +141,8 @@ def key_terms(text: str) -> list[str]:
     """Content words of ``text`` (stemmed), minus words inside its entities, question words and
     placeholders: the descriptive part of a query."""
     inside = {stem(w) for e in entities(text) for w in words(e)}
-    out = [stem(w) for w in content_words(re.sub(r"\{\d+\}", " ", text))]
+    plain = [w for w in content_words(re.sub(r"\{\d+\}", " ", text)) if w not in GENERIC]
+    out = [stem(w) for w in plain]
     return list(dict.fromkeys(w for w in out if w not in inside and w not in WH_WORDS))
 
 

@@ -11,14 +11,16 @@ import re
 from collections.abc import Callable
 
 from orchestration.text import content_words, words
-from providers.offline.lexicon import WH_WORDS, entities
-from providers.offline.structure import comparison_pair, conjunction_parts, decompose_chain
+from providers.offline.lexicon import GENERIC, WH_WORDS, entities
+from providers.offline.shapes import comparison_pair, conjunction_parts, focus_split
+from providers.offline.structure import decompose_chain, normalize_heads
 from schemas.flow import Plan, PlannedSubQuery, Strategy
 
 Decomposer = Callable[[str, int], Plan | None]
 
 _COMPARISON_WORDS = frozenset({"both", "either", "neither", "same", "versus", "vs", "compared",
-                               "compare", "difference", "differences", "between", "or", "and"})
+                               "compare", "difference", "differences", "between", "or", "and",
+                               "key", "terms"})
 _ANAPHORA = re.compile(r"\b(?:this|that|these|those|it|its|they|them|their|such)\b", re.I)
 
 
@@ -27,8 +29,8 @@ def _compare(question: str, limit: int) -> Plan | None:
     if pair is None or limit < 2:
         return None
     own = {w for side in pair for w in words(side)}
-    attribute = " ".join(w for w in content_words(question)
-                         if w not in own and w not in _COMPARISON_WORDS and w not in WH_WORDS)
+    attribute = " ".join(w for w in content_words(question) if w not in own
+                         and w not in _COMPARISON_WORDS | WH_WORDS | GENERIC)
     subs = [PlannedSubQuery(text=f"{side} {attribute}".strip(),
                             reason=f"the compared fact for {side!r}") for side in pair]
     return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
@@ -56,9 +58,20 @@ def _conjunction(question: str, limit: int) -> Plan | None:
                 reason=f"{len(parts)} questions joined into one")
 
 
+def _focus(question: str, limit: int) -> Plan | None:
+    split = focus_split(question)
+    if split is None or limit < 2:
+        return None
+    first, second = split
+    return Plan(sub_queries=[
+        PlannedSubQuery(text=first, reason="identify the entity the question is about"),
+        PlannedSubQuery(text=second, depends_on=[0], reason="ask the question of that entity"),
+    ], strategy=Strategy.CHAIN, reason="a statement whose last entity carries the question")
+
+
 def _chain(question: str, limit: int) -> Plan | None:
     hops: list[str] = []
-    final = decompose_chain(question.strip(), hops, max_hops=limit - 1)
+    final = decompose_chain(normalize_heads(question.strip()), hops, max_hops=limit - 1)
     if not hops:
         return None
     texts = [*hops, final]
@@ -78,6 +91,7 @@ DECOMPOSERS: dict[str, Decomposer] = {
     "compare": _compare,
     "conjunction": _conjunction,
     "chain": _chain,
+    "focus": _focus,
 }
 
 

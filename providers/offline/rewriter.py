@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from orchestration.plan import normalize_query
-from orchestration.text import content_words
+from orchestration.text import content_words, words
 from providers.offline.lexicon import WH_WORDS, coverage, entities
 from providers.offline.sufficiency import TOP_EVIDENCE, evidence_texts
 from schemas.flow import Evidence, Rewrite
@@ -17,7 +17,9 @@ Angle = Callable[[str, Sequence[Evidence]], str]
 
 
 def _key_words(query: str) -> list[str]:
-    return [w for w in content_words(query) if w not in WH_WORDS]
+    """Content words of ``query`` outside its entities (those are kept whole)."""
+    named = {w for e in entities(query) for w in words(e)}
+    return [w for w in content_words(query) if w not in WH_WORDS and w not in named]
 
 
 def _terms_only(query: str, evidence: Sequence[Evidence]) -> str:
@@ -63,4 +65,7 @@ def rewrite(sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
         text = " ".join([base, *extra[:count]]) if count <= len(extra) else f"{base} {attempt}"
         if normalize_query(text) not in tried:
             return Rewrite(text=text, reason=f"attempt {attempt}: widened with evidence words")
-    return Rewrite(text=f"{base} variant {attempt} {len(tried)}", reason="all angles tried")
+    suffix = len(tried)
+    while normalize_query(f"{base} variant {suffix}") in tried:
+        suffix += 1
+    return Rewrite(text=f"{base} variant {suffix}", reason="all angles tried")

@@ -10,12 +10,8 @@ import re
 from collections.abc import Callable
 
 from providers.offline.lexicon import entities
-from providers.offline.structure import (
-    COMPARATIVE,
-    bridge_spans,
-    comparison_pair,
-    conjunction_parts,
-)
+from providers.offline.shapes import COMPARATIVE, comparison_pair, conjunction_parts, focus_split
+from providers.offline.structure import bridge_spans, normalize_heads
 from schemas.flow import QuestionClass, RouteDecision
 
 Cue = Callable[[str], bool]
@@ -39,7 +35,9 @@ CUES: dict[QuestionClass, dict[str, Cue]] = {
         "comparison of several entities": lambda q: comparison_pair(q) is not None
         or (bool(COMPARATIVE.search(q)) and len(entities(q)) >= 2),
         "nested description of an entity (relative clause, 'the X of Y', possessive chain)":
-            lambda q: bool(bridge_spans(q)),
+            lambda q: bool(bridge_spans(normalize_heads(q))),
+        "a statement whose last entity carries the question": lambda q: focus_split(q)
+        is not None,
         "several questions in one": lambda q: len(conjunction_parts(q)) > 1,
         "several named entities": lambda q: len(entities(q)) >= 3
         or (len(entities(q)) >= 2 and len(q.split()) > _SHORT_WORDS),

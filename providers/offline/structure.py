@@ -1,26 +1,44 @@
-"""The shapes of compound questions: comparisons of two entities, several questions joined by
-"and", and nested descriptions ("the country where the composer of X was born") whose inner
+"""Nested descriptions in a question ("the country where the composer of X was born"): the inner
 description must be resolved before the outer one can be searched. Used by the router (is the
-question compound?) and the planner (how to cut it)."""
+question nested?) and the planner (where to cut it). Other compound shapes are in ``shapes``."""
 
 from __future__ import annotations
 
 import re
 
-from orchestration.text import content_words
-from providers.offline.lexicon import WH_WORDS, entity_spans
+from orchestration.text import STOPWORDS, content_words
+from providers.offline.lexicon import WH_WORDS, entity_spans, relational_noun
 
 _DET = r"(?:the|a|an)"
 # Head-noun words of a described entity: no prepositions or verbs, at most four words.
-_HEAD = r"(?:(?!(?:of|in|on|at|by|for|from|to|with|and|or|is|was|are|were)\b)[\w'’-]+\s+){0,3}" \
-        r"(?!(?:of|in|on|at|by|for|from|to|with|and|or)\b)[\w'’-]+"
+_STOP = "(?:" + "|".join(sorted(w for w in STOPWORDS if "'" not in w)) + ")"
+_PREPS = r"(?:of|in|into|on|onto|at|by|for|from|to|with|and|or|is|was|are|were|as)"
+_HEAD = rf"(?:(?!{_PREPS}\b)(?-i:[a-z0-9])[\w'’-]*\s+){{0,3}}(?!{_PREPS}\b)(?-i:[a-z0-9])[\w'’-]*"
+# A head may open with one capitalised adjective: "an English cricketer born in …".
+_ADJ_HEAD = rf"(?:(?-i:[A-Z])[\w'’-]*\s+)?{_HEAD}"
 _RELATIVE = re.compile(
-    rf"\b{_DET}\s+{_HEAD}\s*,?\s+(?:(?:in|of|at|by|on|from|for|with)\s+which|that|which|who|whom"
+    rf"\b{_DET}\s+{_ADJ_HEAD}\s+(?:(?:in|of|at|by|on|from|for|with)\s+which|that|which|who|whom"
     rf"|whose|where|when)\b", re.I)
 _OF = re.compile(rf"\b{_DET}\s+{_HEAD}\s+of\s+", re.I)
+_VERB_WORDS = (r"(?:\w+ed|\w+ing|that|which|who|whom|whose|where|when|and|or|but|has|had|have"
+               r"|do|does|did|can|will|would)")
+_VERB = r"(?:\w+ed|\w+ing|began|became|was|is|had|made|won|went|took|gave|led|wrote|left|ran|held" \
+        r"|grew|came|did|does|has|have|are|were|lived|died|said|got|met|sang|saw|knew|began)"
 _POSSESSIVE_HEAD = re.compile(
-    r"^(?:['’]s?)\s+((?:(?!(?:\w+ed|\w+ing)\b)[a-z][\w-]*\s+)?(?!(?:\w+ed|\w+ing)\b)[a-z][\w-]*)")
-_CLAUSE_END = re.compile(r"\?|;|,\s+(?:and|but)\b|\s+and\s+(?:is|are|was|were|has|had)\b")
+    rf"^(?:['’]s?)\s+((?:(?!{_VERB}\b|{_PREPS}\b)[a-z][\w-]*\s+)?(?!{_VERB}\b|{_PREPS}\b)[a-z][\w-]*)")
+_ADJECTIVE_USE = re.compile(rf"\s+(?!{_PREPS}\b|{_VERB_WORDS}\b|{_STOP}\b)(?-i:[a-z])[\w-]+", re.I)
+_CLAUSE_END = re.compile(r"\?|;|,\s+(?:and|but|what|where|who|when|which|how|why)\b"
+                         r"|\s+and\s+(?:is|are|was|were|has|had)\b")
+_PARTICIPLES = (r"(?:\w+ing|\w+ed|born|known|made|held|built|written|shot|sung|run|won"
+                r"|led|given|taken|seen|done|grown|drawn|chosen|spoken)")
+_NAME = r"(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*"
+# A described entity without a relative pronoun: "the country Signmark is from", "the country
+# containing Nugegoda", "a cricketer born in Christchurch, New Zealand".
+_REDUCED = re.compile(rf"\b{_DET}\s+{_ADJ_HEAD}\s+(?:{_NAME}"
+                      r"\s+(?:is|was|are|were)\s+(?:from|in|part\s+of|located\s+in|based\s+in|"
+                      rf"a\s+part\s+of|native\s+to)\b|{_PARTICIPLES}\s+(?:by\s+|in\s+)?(?:the\s+)?"
+                      r"(?:\{\d+\}|(?-i:[A-Z])[\w'’.-]*(?:\s+(?:of\s+)?(?-i:[A-Z])[\w'’.-]*)*"
+                      r"(?:,\s+(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*)?))", re.I)
 # Head nouns that describe nothing by themselves: "the name of X" is X, not a hop.
 _VACUOUS = frozenset({"name", "names", "number", "kind", "type", "part", "one", "title", "term",
                       "some", "many", "most", "all", "each", "any", "rest", "list", "amount",
@@ -28,22 +46,12 @@ _VACUOUS = frozenset({"name", "names", "number", "kind", "type", "part", "one", 
                       "middle", "top", "bottom", "end", "beginning", "start"})
 _TRIVIAL = WH_WORDS | _VACUOUS | {"is", "was", "are", "were", "be", "called", "known", "named"}
 _PLACEHOLDER = re.compile(r"\{\d+\}")
-_PAIR_GAP = re.compile(r",?\s+(?:and|&|or|versus|vs\.?|compared\s+(?:to|with))\s+(?:the\s+)?",
-                       re.I)
-_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with|"
-                      r"regarding|as)\b|[?,;]|$)", re.I)
-COMPARATIVE = re.compile(
-    r"\b(?:both|either|neither|same|versus|vs\.?|compared?\s+(?:to|with)|differ\w*|"
-    r"(?:which|who|whose)\b[^?]*\b(?:\w+er|\w+est|first|last|more|most|less|fewer|earlier)\b"
-    r"[^?]*\bor\b)", re.I)
-_SPLIT_AND = re.compile(
-    r"(?:,\s*|\s+)and\s+(?=(?:what|how|why|which|when|where|who|whom|whose|is|are|was|were|do|"
-    r"does|did|can|could|should|would|will|has|have)\b)|;\s+|\?\s+(?=\S)", re.I)
 
-
-def _anchored(text: str) -> bool:
-    """Whether a description names something to look up: an entity, a placeholder or a number."""
-    return bool(entity_spans(text)) or bool(re.search(r"\d", text))
+def anchored(text: str) -> bool:
+    """Whether a description names something to look up: an entity, a placeholder, a number,
+    or at least three content words ("the state whose official sport is jousting")."""
+    return (bool(entity_spans(text)) or bool(re.search(r"\d", text))
+            or len(content_words(text)) >= 4)
 
 
 def _meaningful_outer(outer: str) -> bool:
@@ -52,17 +60,60 @@ def _meaningful_outer(outer: str) -> bool:
     return any(w not in _TRIVIAL for w in content_words(rest))
 
 
-def _relative_span(text: str, match: re.Match[str]) -> tuple[int, int]:
+_CLAUSE_VERB = re.compile(r"\b(?:is|was|are|were|be|been|has|have|had|do|does|did|can|could|will|"
+                          r"would|may|might|must|shall|should|\w+ed|\w+[^s]s)\b", re.I)
+# Verbs that resume the main clause after a subject described by a relative clause.
+_SUBJECT_RELATIVE = re.compile(r"\s*(?:\w+ed|\w+s|was|is|were|are|has|had|have|won|led|made|"
+                               r"became|wrote|played|starred|resigned)\b", re.I)
+_MAIN_VERB = re.compile(r"(?:\w+ed|\w+en|make|made|become|join|leave|left|start|end|fall|win|won|"
+                        r"begin|open|close|take|enter|invade|gain|declare|adopt|play|host|win|"
+                        r"sign|release|form|found|die|live|move|join|get|have|use|hold)\b", re.I)
+
+
+def _relative_spans(text: str, match: re.Match[str]) -> list[tuple[int, int]]:
+    """Candidate extents of the relative clause of ``match``, best first: to the clause end,
+    then shorter ones ending after an entity or before a verb that resumes the main clause
+    ("When was [the country that produced Fist Power] taken…"). None when the "clause" is two
+    words without a verb ("in which California city?": that asks, it does not describe)."""
     end = _CLAUSE_END.search(text, match.end())
-    return match.start(), (end.start() if end else len(text))
+    stop = end.start() if end else len(text)
+    clause = text[match.end() : stop]
+    if len(clause.split()) < 3 and not _CLAUSE_VERB.search(clause):
+        return []
+    verb_ends: list[int] = []
+    for word in re.finditer(r"\s+(?=\w)", clause):
+        pos = match.end() + word.start()
+        if len(text[match.end() : pos].split()) >= 2 and _MAIN_VERB.match(text, pos + len(
+                word.group())):
+            verb_ends.append(pos)
+    entity_ends = sorted({s.end for s in entity_spans(text) if match.end() < s.end < stop
+                          and not re.match(rf"\s+{_PARTICIPLES}\b", text[s.end :], re.I)})
+    first = [stop]
+    tail = re.search(rf"\s+({_PARTICIPLES})\s*$", clause, re.I)
+    if tail and _SUBJECT_RELATIVE.match(clause):
+        # "the man that resigned as … born?": the clause has its verb, so a last participle
+        # belongs to the question ("In what year was [the man …] born?")
+        first = [match.end() + tail.start()]
+    return [(match.start(), e) for e in [*first, *verb_ends, *entity_ends]]
 
 
 def _of_span(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     head = match.group().split()
-    if head[-2].lower() in _VACUOUS:
+    if head[-2].lower() in _VACUOUS or not relational_noun(head[-2]):
         return None
-    after = [s for s in entity_spans(text) if s.start == match.end()]
-    return (match.start(), after[0].end) if after else None
+    spans = [s for s in entity_spans(text) if s.start >= match.end()]
+    after = [s for s in spans
+             if re.fullmatch(r"(?:the\s+)?(?:\d[\w-]*\s+)?", text[match.end() : s.start], re.I)]
+    if not after:
+        return None
+    first = after[0]
+    if " " not in first.text and _ADJECTIVE_USE.match(text, first.end):
+        # "the birthplace of the Swedish performance artist Ayesha": the adjective opens a
+        # description that ends at the name a few words on
+        named = [s for s in spans if s.start > first.end and re.fullmatch(
+            r"(?:\s+(?-i:[a-z])[\w-]*){1,3}\s+", text[first.end : s.start])]
+        return (match.start(), named[0].end) if named else None
+    return match.start(), first.end
 
 
 def _possessive_spans(text: str) -> list[tuple[int, int]]:
@@ -70,73 +121,75 @@ def _possessive_spans(text: str) -> list[tuple[int, int]]:
     for span in entity_spans(text):
         head = _POSSESSIVE_HEAD.match(text[span.end - 2 if text[span.end - 2:span.end] in (
             "'s", "’s") else span.end:])
-        if head and not text[span.end:].startswith(("s ",)):
+        if head and relational_noun(head.group(1).split()[-1]):
             start = span.end - 2 if text[span.end - 2 : span.end] in ("'s", "’s") else span.end
             out.append((span.start, start + head.end()))
     return out
 
 
-def bridge_spans(text: str) -> list[tuple[int, int]]:
+def bridge_spans(text: str, *, from_start: bool = True) -> list[tuple[int, int]]:
     """Character spans of embedded descriptions in ``text`` worth resolving first: each names
     an anchor (entity/number/placeholder), holds no question word of its own and leaves the
-    rest of the text asking something. Sorted by start."""
+    rest of the text asking something. Sorted by start. ``from_start=False`` skips spans at
+    the very start (a description is not cut out of itself)."""
     found: list[tuple[int, int]] = []
-    for pos in range(len(text)):
-        for pattern in (_RELATIVE, _OF):
+    for pos in range(0 if from_start else 1, len(text)):
+        if pos and text[pos - 1].isalnum():
+            continue
+        for pattern in (_RELATIVE, _REDUCED, _OF):
             match = pattern.match(text, pos)
-            if match and (pos == 0 or not text[pos - 1].isalnum()):
-                span = _relative_span(text, match) if pattern is _RELATIVE else _of_span(
-                    text, match)
-                if span:
-                    found.append(span)
-    found.extend(_possessive_spans(text))
-    return sorted({s for s in found if _usable(text, s)})
+            if not match:
+                continue
+            if pattern is _RELATIVE:
+                options = _relative_spans(text, match)
+            elif pattern is _REDUCED:
+                options = [match.span()]
+            else:
+                options = [o for o in [_of_span(text, match)] if o]
+            usable = [o for o in options if _usable(text, o)]
+            found.extend(usable[:1])
+    found.extend(o for o in _possessive_spans(text)
+                 if _usable(text, o) and (from_start or o[0] > 0))
+    return sorted(set(found))
 
 
 def _usable(text: str, span: tuple[int, int]) -> bool:
     start, end = span
     inner = text[start:end]
-    rel_words = {"who", "whom", "whose", "where", "when", "which"}
-    own_wh = [w for w in content_words(inner) if w in WH_WORDS]
     inner_words = [w.lower() for w in re.findall(r"\w+", inner)]
-    wh_count = sum(w in WH_WORDS for w in inner_words)
-    if own_wh and wh_count > sum(w in rel_words for w in inner_words[:8]):
-        return False
+    if {"what", "how"} & set(inner_words) or (len(inner_words) > 3 and inner_words[-1] in WH_WORDS):
+        return False  # the description holds the question's own focus ("of what city")
     outer = text[:start] + " {9} " + text[end:]
-    return (end - start) < len(text.strip()) and _anchored(inner) and _meaningful_outer(outer)
+    return (end - start) < len(text.strip()) and anchored(inner) and _meaningful_outer(outer)
 
 
-def decompose_chain(text: str, hops: list[str], *, max_hops: int) -> str:
+_COMPOUND_HEADS = {
+    r"\bplace of birth\b": "birthplace", r"\bbirth place\b": "birthplace",
+    r"\bcity of birth\b": "birth city",
+    r"\bcountry of birth\b": "birth country", r"\bplace of death\b": "death place",
+    r"\bcountry of origin\b": "origin country",
+    r"\bcountry of citizenship\b": "citizenship country",
+}
+
+
+def normalize_heads(text: str) -> str:
+    """Fold "place of birth"-style heads into one noun, so "the place of birth of X" reads as
+    one description of X rather than a description of "birth"."""
+    for pattern, repl in _COMPOUND_HEADS.items():
+        text = re.sub(pattern, repl, text, flags=re.I)
+    return text
+
+
+def decompose_chain(text: str, hops: list[str], *, max_hops: int, inner: bool = False) -> str:
     """Cut nested descriptions out of ``text``, innermost first, appending each to ``hops``
     (with ``{i}`` naming earlier hops) while fewer than ``max_hops`` are cut; returns what
-    remains of ``text`` with placeholders."""
-    spans = bridge_spans(text) if len(hops) < max_hops else []
+    remains of ``text`` with placeholders. ``inner``: ``text`` is itself a description."""
+    spans = bridge_spans(text, from_start=not inner) if len(hops) < max_hops else []
     if not spans:
         return text
     start, end = spans[-1]  # the rightmost starts innermost: English nests to the right
-    inner = text[start:end].strip(" ,")
-    resolved = decompose_chain(inner, hops, max_hops=max_hops - 1)
+    described = text[start:end].strip(" ,")
+    resolved = decompose_chain(described, hops, max_hops=max_hops - 1, inner=True)
     hops.append(resolved)
     outer = f"{text[:start]}{{{len(hops) - 1}}}{text[end:]}"
-    return decompose_chain(outer, hops, max_hops=max_hops)
-
-
-def comparison_pair(question: str) -> tuple[str, str] | None:
-    """The two things a comparison question sets side by side, if it is one."""
-    if not COMPARATIVE.search(question):
-        return None
-    spans = entity_spans(question)
-    for left, right in zip(spans, spans[1:], strict=False):
-        if _PAIR_GAP.fullmatch(question[left.end : right.start]):
-            return left.text, right.text
-    match = _BETWEEN.search(question)
-    if match and all(content_words(g) for g in match.groups()):
-        return match.group(1).strip(), match.group(2).strip()
-    return None
-
-
-def conjunction_parts(question: str) -> list[str]:
-    """Independent questions joined into one ("What X, and how Y?"); one part when none."""
-    parts = [p.strip(" ,;?") for p in _SPLIT_AND.split(question)]
-    parts = [p for p in parts if len(p.split()) >= 3]
-    return parts if len(parts) > 1 else [question.strip()]
+    return decompose_chain(outer, hops, max_hops=max_hops, inner=inner)

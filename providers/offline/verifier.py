@@ -4,10 +4,11 @@ becomes follow-up queries aimed at exactly that."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from orchestration.text import content_words
-from providers.offline.lexicon import WH_WORDS, coverage, entities
+from providers.offline.lexicon import WH_WORDS, coverage, entities, entity_present, term_set
 from providers.offline.similarity import Similarity
 from providers.offline.sufficiency import evidence_texts
 from schemas.flow import Evidence, Verification
@@ -15,6 +16,8 @@ from schemas.flow import Evidence, Verification
 ALL_EVIDENCE = 40  # evidence items read
 COVERAGE_SUFFICIENT = 0.75
 MAX_FOLLOW_UPS = 3
+MIN_BRIDGE_WORDS = 2  # a lone capitalised word is too often a heading or a sentence opener
+MIN_PLAIN_MISSING = 2  # one missing common word is noise, not a gap worth a search
 SIM_WEIGHT = 0.4  # the rest of the confidence is coverage
 
 
@@ -29,9 +32,26 @@ def follow_ups(question: str, missing: Sequence[str]) -> list[str]:
     named = entities(question)
     queries = [" ".join([m, *_context_words(question, m)]) for m in missing if m in named]
     plain = [m for m in missing if m not in named]
-    if plain:
+    if len(plain) >= MIN_PLAIN_MISSING and len(plain) > len(missing) / 2:
         queries.append(" ".join([*named[:1], *plain]))
     return list(dict.fromkeys(q for q in queries if q.strip()))[:MAX_FOLLOW_UPS]
+
+
+def unexplored(question: str, evidence: Sequence[Evidence], findings: Sequence[str]
+               ) -> list[str]:
+    """Findings that name an entity the question does not, and that no evidence is about (no
+    evidence title names it): the next hop of a bridge question starts there."""
+    asked = term_set(question)
+    titles = [term_set(e.title) for e in evidence if e.title]
+    out = []
+    for finding in dict.fromkeys(f.strip() for f in findings):
+        if not finding or not finding[:1].isupper() or entity_present(finding, asked):
+            continue
+        if re.search(r"\d", finding) or len(finding.split()) < MIN_BRIDGE_WORDS:
+            continue  # a date or a number is an answer, not an entity to look up
+        if not any(entity_present(finding, t) for t in titles):
+            out.append(finding)
+    return out
 
 
 def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str],
@@ -48,10 +68,16 @@ def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str],
     missing_entities = [m for m in missing if m in entities(question)]
     confidence = ((1 - SIM_WEIGHT) * cov + SIM_WEIGHT * sim) * 0.5 ** len(missing_entities)
     found = [f for f in findings if f.strip()]
-    sufficient = not missing_entities and cov >= COVERAGE_SUFFICIENT
+    bridges = unexplored(question, evidence, found)
+    sufficient = not missing_entities and not bridges and cov >= COVERAGE_SUFFICIENT
     reason = (f"coverage {cov:.2f}, similarity {sim:.2f}, {len(found)} finding(s)"
-              + (f", missing {missing}" if missing else ""))
+              + (f", missing {missing}" if missing else "")
+              + (f", no evidence yet about {bridges}" if bridges else ""))
+    queries = [" ".join([b, *_context_words(question, b)]) for b in bridges]
+    queries += follow_ups(question, missing)
     return Verification(
-        sufficient=sufficient, confidence=max(0.0, min(1.0, confidence)), missing_info=missing,
-        follow_up_queries=[] if sufficient else follow_ups(question, missing), reason=reason,
+        sufficient=sufficient, confidence=max(0.0, min(1.0, confidence)),
+        missing_info=[*missing, *bridges],
+        follow_up_queries=[] if sufficient else list(dict.fromkeys(queries))[:MAX_FOLLOW_UPS],
+        reason=reason,
     )

@@ -1,4 +1,4 @@
-from orchestration.context import assemble_context, estimate_tokens
+from orchestration.context import assemble_context, estimate_tokens, rerank_lexical
 from schemas.flow import Evidence
 
 
@@ -45,3 +45,17 @@ def test_estimate_counts_long_words_as_several_pieces():
     assert estimate_tokens("a b c") == 3
     assert estimate_tokens("internationalisation") == 4
     assert estimate_tokens("Hi, there.") == 4
+
+
+def test_second_chunk_of_a_document_waits_for_other_documents():
+    evidence = [ev("a:1", 0.9, 0, doc="a"), ev("a:2", 0.8, 0, doc="a"), ev("b:1", 0.3, 0)]
+    chosen = assemble_context(evidence, max_tokens=10_000, max_items=2)
+    assert [e.chunk_id for e in chosen] == ["a:1", "b:1"]
+
+
+def test_lexical_rerank_lifts_chunks_with_the_question_words():
+    evidence = [ev("a:1", 0.60, text="General overview of streaming responses."),
+                ev("b:1", 0.55, text="Set max_tokens to cap the response length.")]
+    ranked = rerank_lexical(evidence, "What does max_tokens cap?", weight=0.4)
+    assert [e.chunk_id for e in sorted(ranked, key=lambda e: -e.score)] == ["b:1", "a:1"]
+    assert evidence[0].score == 0.60  # copies, the input is untouched

@@ -71,7 +71,9 @@ def test_a_bridge_question_runs_two_dependent_hops_and_cites_both(stack, collect
                                                          SubQueryRow.round == 0)
                                .order_by(SubQueryRow.index)).all()
     assert plan.strategy == "chain"
-    assert len(subs) == 2 and subs[1].depends_on == [0]
+    assert len(plan.plan["sub_queries"]) == 2
+    assert len(subs) == 3 and subs[1].depends_on == [0]
+    assert subs[2].original_text == BRIDGE_QUESTION and subs[2].depends_on == []
     assert "{0}" in subs[1].original_text
     assert subs[0].finding and "Orion Labs" in subs[0].finding
     assert "Orion Labs" in subs[1].final_text  # the first hop's finding, substituted

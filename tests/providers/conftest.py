@@ -1,0 +1,33 @@
+"""Real parts for the provider tests: the local MiniLM embedder (shipped in PyPI packages, no
+download) wrapped in the offline provider."""
+
+from __future__ import annotations
+
+import pytest
+
+from embedding.minilm import MiniLmEmbedder
+from providers.offline import OfflineProvider
+from providers.offline.similarity import Similarity
+from schemas.flow import Evidence
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLmEmbedder:
+    return MiniLmEmbedder(threads=1)
+
+
+@pytest.fixture(scope="session")
+def provider(embedder: MiniLmEmbedder) -> OfflineProvider:
+    return OfflineProvider(embedder)
+
+
+@pytest.fixture(scope="session")
+def similarity(embedder: MiniLmEmbedder) -> Similarity:
+    return Similarity(embedder)
+
+
+def ev(doc: str, text: str, *, title: str = "", score: float = 0.6, index: int = 0,
+       chunk: int = 0) -> Evidence:
+    """One evidence item; the chunk id is ``doc::chunk``."""
+    return Evidence(chunk_id=f"{doc}::{chunk}", doc_id=doc, title=title, text=text, score=score,
+                    sub_query_index=index)

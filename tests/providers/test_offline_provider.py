@@ -1,0 +1,43 @@
+import providers
+from providers import ModelProvider, OfflineProvider
+from schemas.flow import QuestionClass, Strategy
+from tests.providers.conftest import ev
+
+
+def test_public_map_lists_the_interface_and_the_implementation():
+    assert set(providers.__all__) == {"ModelProvider", "OfflineProvider"}
+
+
+def test_offline_provider_satisfies_the_interface(provider):
+    assert isinstance(provider, OfflineProvider)
+    role: ModelProvider = provider  # type-checks against the Protocol
+    assert role.name == "offline"
+
+
+def test_every_role_returns_its_contract_and_an_offline_usage(provider):
+    evidence = [ev("walkman", "The Walkman is a portable audio player made by Sony Corporation "
+                   "since 1979.", title="Walkman")]
+    question = "Who founded the company that makes the Walkman?"
+    calls = [
+        provider.route(question),
+        provider.plan(question, max_sub_queries=4),
+        provider.check_sufficiency("the company that makes the Walkman", evidence),
+        provider.rewrite("the company that makes the Walkman", evidence, attempt=1,
+                         previous=["the company that makes the Walkman"]),
+        provider.find("the company that makes the Walkman", evidence),
+        provider.verify(question, evidence, findings=["Sony Corporation"]),
+        provider.synthesize(question, evidence, strategy="chain", findings=["Sony Corporation"]),
+    ]
+    for _, usage in calls:
+        assert usage.model == "offline"
+        assert usage.prompt_tokens > 0 and usage.latency_ms >= 0
+    decision, plan = calls[0][0], calls[1][0]
+    assert decision.question_class is QuestionClass.MULTI_HOP
+    assert plan.strategy is Strategy.CHAIN
+    assert calls[4][0].text == "Sony Corporation"
+
+
+def test_same_input_same_output(provider):
+    question = "Which river is longer, the Danube or the Rhine?"
+    assert provider.plan(question, max_sub_queries=4)[0] == provider.plan(
+        question, max_sub_queries=4)[0]
