@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.panel import Panel
-from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 import submission
 from cli.output import console, emit_json, err_console
