@@ -1,6 +1,6 @@
 """End-to-end latency of one job on the embedded stack, split into work and queueing.
 
-Usage:  python bench/job_latency.py ../shared/data/hotpotqa_train [N=50]
+Usage:  python bench/job_latency.py ../shared/data/hotpotqa_train [N=50] [--running]
 
 Starts a throwaway stack, ingests the dataset's corpus, then asks its first N questions one at a
 time (so each job has the workers to itself) and reads the ledger: total = job finished - job
@@ -66,6 +66,9 @@ def measure(settings: Settings, dataset: Path, n: int) -> dict[str, float]:
 def main() -> None:
     dataset = Path(sys.argv[1])
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    if "--running" in sys.argv:  # measure on the stack of $RAGQ_HOME, already up
+        print(json.dumps(measure(build_settings(), dataset, n), indent=2))
+        return
     with tempfile.TemporaryDirectory() as home:
         settings = build_settings(home=Path(home))
         supervisor.up(settings)

@@ -24,7 +24,8 @@ COLUMNS = [
 
 
 def table(report: dict[str, Any]) -> Table:
-    out = Table(title=f"{report['dataset']} (context = {report['context_chunks']} chunks)")
+    out = Table(title=f"{report['dataset']} (mean context {report['context_chunks_mean']:.1f} "
+                      "chunks; the baseline gets the same number per question)")
     out.add_column("flow")
     out.add_column("route")
     for _, label, _ in COLUMNS:

@@ -14,10 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evaluation.metrics import question_row, summarize
 from ingestion.submit import ingest_path
-from orchestration.context import assemble_context
 from ragq.errors import InputError
 from ragq.settings import Settings
-from schemas.flow import Evidence
 from schemas.ticket import Ticket
 from submission import results, submit_tickets, wait
 from workers.client import call
@@ -70,24 +68,21 @@ def load_questions(dataset: Path, limit: int | None) -> list[EvalQuestion]:
     return questions[:limit] if limit else questions
 
 
-def _baseline(settings: Settings, collection: str, tickets: list[EvalQuestion], k: int
-              ) -> dict[str, tuple[list[str], float]]:
-    """Single shot: embed the question, take the top k chunks, and fit them into the same
-    context budget (chunks and tokens) the agentic flow's synthesizer gets."""
+def _baseline(settings: Settings, collection: str, tickets: list[EvalQuestion],
+              k: dict[str, int]) -> dict[str, tuple[list[str], float]]:
+    """Single shot: embed the question and take the top k chunks, where k is the number of
+    chunks the agentic flow put in that question's final context (the same context size)."""
     out: dict[str, tuple[list[str], float]] = {}
     for start in range(0, len(tickets), 50):
         part = tickets[start : start + 50]
         began = time.perf_counter()
-        hits = call(settings, SEARCH_BATCH, collection, [t.question for t in part], k,
+        widest = max(k[t.custom_id] for t in part)
+        hits = call(settings, SEARCH_BATCH, collection, [t.question for t in part], widest,
                     ["public"], timeout_s=600)
         per_question_ms = (time.perf_counter() - began) * 1000 / len(part)
         for ticket, found in zip(part, hits, strict=True):  # type: ignore[call-overload]
-            context = assemble_context(
-                [Evidence(chunk_id=h["chunk_id"], doc_id=h["doc_id"], text=h["text"],
-                          score=h["score"], authority_tier=h.get("authority_tier", 2),
-                          sub_query_index=0) for h in found],
-                max_tokens=settings.context_max_tokens, max_items=k)
-            out[ticket.custom_id] = (list(dict.fromkeys(e.doc_id for e in context)),
+            top = found[: k[ticket.custom_id]]
+            out[ticket.custom_id] = (list(dict.fromkeys(h["doc_id"] for h in top)),
                                      per_question_ms)
     return out
 
@@ -113,8 +108,9 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
     wait(settings, sent.batch_id, timeout_s=6 * 3600,
          on_progress=(lambda d, t: on_progress("answer", d, t)) if on_progress else None)
     by_id = {r["custom_id"]: r for r in results(settings, sent.batch_id)}
-    k = settings.context_max_chunks
-    baseline = _baseline(settings, collection, tickets, k)
+    sizes = {t.custom_id: max(1, (by_id[t.custom_id].get("usage") or {})
+                                .get("context_chunks", 0)) for t in tickets}
+    baseline = _baseline(settings, collection, tickets, sizes)
     agentic_rows, baseline_rows = [], []
     for t in tickets:
         r = by_id[t.custom_id]
@@ -132,7 +128,8 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
             gold, answers, evidence=docs, context=docs, answer="", retrieval_calls=1,
             model_calls=0, latency_ms=ms, cost_usd=0.0, route=route))
     return {"dataset": str(dataset), "collection": collection, "batch_id": sent.batch_id,
-            "context_chunks": k, "agentic": _by_route(agentic_rows),
+            "context_chunks_mean": sum(sizes.values()) / max(1, len(sizes)),
+            "agentic": _by_route(agentic_rows),
             "baseline": _by_route(baseline_rows)}
 
 

@@ -21,7 +21,8 @@ from schemas.ticket import JobResult, ResultCitation, ResultUsage
 __all__ = ["build_result"]
 
 
-def _usage(session: Session, job: JobRow, context_tokens: int) -> ResultUsage:
+def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: int
+           ) -> ResultUsage:
     calls = session.execute(
         select(func.count(), func.coalesce(func.sum(ModelCallRow.prompt_tokens), 0),
                func.coalesce(func.sum(ModelCallRow.completion_tokens), 0),
@@ -37,7 +38,8 @@ def _usage(session: Session, job: JobRow, context_tokens: int) -> ResultUsage:
         steps=int(calls[0]) + int(retrievals[0]), llm_calls=int(calls[0]),
         prompt_tokens=int(calls[1]), completion_tokens=int(calls[2]),
         retrieval_calls=int(retrievals[0]), unique_queries=int(retrievals[1]),
-        context_tokens=context_tokens, cost_usd=float(calls[3]),
+        context_tokens=context_tokens, context_chunks=context_chunks,
+        cost_usd=float(calls[3]),
         latency_ms=int((end - job.created_at).total_seconds() * 1000),
     )
 
@@ -51,7 +53,7 @@ def build_result(session: Session, *, job_id: str, status: str | None = None,
     if job is None:
         raise KeyError(job_id)
     evidence = session.execute(
-        select(EvidenceItemRow.doc_id, EvidenceItemRow.in_context)
+        select(EvidenceItemRow.doc_id, EvidenceItemRow.in_context, EvidenceItemRow.chunk_id)
         .where(EvidenceItemRow.job_id == job_id)
         .order_by(EvidenceItemRow.created_at, EvidenceItemRow.rank)
     ).all()
@@ -63,11 +65,12 @@ def build_result(session: Session, *, job_id: str, status: str | None = None,
         extractive=bool(answer and answer.extractive),
         citations=[ResultCitation(doc_id=c.doc_id, chunk_id=c.chunk_id, quote=c.quote)
                    for c in (answer.citations if answer else [])],
-        evidence_doc_ids=list(dict.fromkeys(doc for doc, _ in evidence)),
-        context_doc_ids=list(dict.fromkeys(doc for doc, used in evidence if used)),
+        evidence_doc_ids=list(dict.fromkeys(doc for doc, _, _ in evidence)),
+        context_doc_ids=list(dict.fromkeys(doc for doc, used, _ in evidence if used)),
         contradictions=list(answer.contradictions) if answer else [],
         stop_reason=stop_reason or job.stop_reason,
-        usage=_usage(session, job, context_tokens),
+        usage=_usage(session, job, context_tokens,
+                     len({chunk for _, used, chunk in evidence if used})),
         error=error or job.error,
     )
     return result.model_dump(mode="json")

@@ -77,6 +77,7 @@ class ResultUsage(BaseModel):
     unique_queries: int = 0
     rerank_calls: int = 0
     context_tokens: int = 0
+    context_chunks: int = 0
     cost_usd: float = 0.0
     latency_ms: int = 0
 
