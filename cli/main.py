@@ -13,6 +13,7 @@ from cli import documents, evaluate, jobs, stack
 from cli.output import emit_json, fail
 from ragq.errors import RagqError
 from ragq.settings import Settings, build_settings
+from workers.client import close_clients
 
 app = typer.Typer(
     name="ragq", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -183,3 +184,5 @@ def main() -> None:
         app()
     except RagqError as exc:
         fail(str(exc))
+    finally:
+        close_clients()

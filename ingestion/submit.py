@@ -94,7 +94,9 @@ def _follow(result: object, batches: list[list[Document]], on_progress: Progress
             done = sum(len(b) for b, r in zip(batches, group.results, strict=True) if r.ready())
             on_progress(done, total)
         time.sleep(0.25)
-    counts: dict[str, int] = result.get(propagate=True)  # type: ignore[attr-defined]
+    if result.failed():  # type: ignore[attr-defined]
+        raise StackError(f"ingest failed: {result.result!r}")  # type: ignore[attr-defined]
+    counts: dict[str, int] = result.result  # type: ignore[attr-defined]
     if on_progress is not None:
         on_progress(total, total)
     return counts

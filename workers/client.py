@@ -18,7 +18,25 @@ from workers.stack_state import effective_broker_url
 
 @lru_cache(maxsize=8)
 def _client_app(settings: Settings, broker_url: str) -> Celery:
-    return create_app(settings, include_tasks=False)
+    app = create_app(settings, include_tasks=False)
+    _opened.append(app)
+    return app
+
+
+_opened: list[Celery] = []
+
+
+def close_clients() -> None:
+    """Close the result-backend subscriptions of every client app this process opened.
+
+    Left open, Celery result handles unsubscribe in ``__del__`` during interpreter shutdown,
+    when the modules they need are already gone, and print tracebacks.
+    """
+    for app in _opened:
+        consumer = getattr(app.backend, "result_consumer", None)
+        if consumer is not None and getattr(consumer, "_pubsub", None) is not None:
+            consumer.stop()
+            consumer._pubsub = None
 
 
 def client_app(settings: Settings) -> Celery:
