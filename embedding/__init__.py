@@ -4,7 +4,6 @@
 ``OpenAIEmbedder`` calls an OpenAI-compatible ``/embeddings`` endpoint.
 """
 
-import importlib
 from typing import TYPE_CHECKING
 
 from embedding.base import Embedder
@@ -14,24 +13,18 @@ from embedding.errors import (
     EmbeddingModelMissingError,
     EmbeddingUnavailableError,
 )
+from ragq.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from embedding.minilm import MiniLmEmbedder
     from embedding.openai_compat import OpenAIEmbedder
 
-# Adapters load on first access: importing the package must not pull in every vendor library
-# (a process that only uses one adapter never imports the others' dependencies).
 _LAZY = {
     "MiniLmEmbedder": "embedding.minilm",
     "OpenAIEmbedder": "embedding.openai_compat",
 }
 
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -6,9 +6,9 @@
 point holds a ``text`` and a ``title`` vector, fused as :mod:`vectorstore.fusion` says.
 """
 
-import importlib
 from typing import TYPE_CHECKING
 
+from ragq.lazy import lazy_exports
 from vectorstore.base import Hit, SearchFilter, VectorPoint, VectorStore
 from vectorstore.errors import (
     CollectionLayoutError,
@@ -26,19 +26,12 @@ if TYPE_CHECKING:
     from vectorstore.edge import EdgeVectorStore
     from vectorstore.server import QdrantServerStore
 
-# Adapters load on first access: importing the package must not pull in every vendor library
-# (a process that only uses one adapter never imports the others' dependencies).
 _LAZY = {
     "EdgeVectorStore": "vectorstore.edge",
     "QdrantServerStore": "vectorstore.server",
 }
 
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
