@@ -8,6 +8,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
+def require_acl_labels(value: tuple[str, ...]) -> tuple[str, ...]:
+    """``value`` unchanged; raises ValueError for an empty ACL or a blank label (a document or
+    ticket with no label would match nothing, or everything, depending on the store)."""
+    if not value or any(not a.strip() for a in value):
+        raise ValueError("acl must be a non-empty list of non-blank labels")
+    return value
+
+
 class Document(BaseModel):
     """One document of the generic JSONL format (SPEC "Formats").
 
@@ -42,9 +50,7 @@ class Document(BaseModel):
     @field_validator("acl")
     @classmethod
     def _acl_not_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value or any(not a.strip() for a in value):
-            raise ValueError("acl must be a non-empty list of non-blank labels")
-        return tuple(dict.fromkeys(value))
+        return tuple(dict.fromkeys(require_acl_labels(value)))
 
     @model_validator(mode="after")
     def _derive_version(self) -> Document:

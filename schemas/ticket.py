@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from schemas.document import require_acl_labels
+
 MAX_QUESTION_CHARS = 4000
 ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
 
@@ -50,9 +52,7 @@ class Ticket(BaseModel):
     @field_validator("acl")
     @classmethod
     def _acl_labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value or any(not a.strip() for a in value):
-            raise ValueError("acl must be a non-empty list of non-blank labels")
-        return value
+        return require_acl_labels(value)
 
     @field_validator("route")
     @classmethod

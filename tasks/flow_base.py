@@ -21,7 +21,7 @@ from ledger import (
 )
 from ledger.results import build_result
 from ragq.settings import Settings
-from schemas.flow import Usage
+from schemas.flow import Evidence, Usage
 from schemas.statuses import TERMINAL_JOB_STATUSES
 from workers.app import settings_of
 from workers.resources import WorkerResources, resources_for
@@ -40,6 +40,13 @@ class JobView:
     acl: tuple[str, ...]
     route: str | None
     meta: dict[str, Any]
+
+
+def to_evidence(row: Any, sub_query_index: int | None = None) -> Evidence:
+    """A ledger evidence row as the model roles read it."""
+    return Evidence(chunk_id=row.chunk_id, doc_id=row.doc_id, title=row.title or "",
+                    text=row.text, score=row.score, source_version=row.source_version,
+                    authority_tier=row.authority_tier, sub_query_index=sub_query_index)
 
 
 class FlowTask(Task):  # type: ignore[misc]

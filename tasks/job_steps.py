@@ -34,8 +34,7 @@ from orchestration.routing import RoutePath, budget_for, path_for
 from orchestration.stop_rules import VerifyRound, decide_stop
 from schemas.flow import Plan, PlannedSubQuery, QuestionClass, RouteDecision
 from schemas.statuses import JobStatus, SubQueryOrigin
-from tasks.flow_base import FlowTask
-from tasks.sub_queries import _evidence
+from tasks.flow_base import FlowTask, to_evidence
 from workers.queues import Queue, task_name
 
 
@@ -146,7 +145,7 @@ def verify(self: FlowTask, job_id: str, round_: int) -> str | None:
         return None
     with session_scope(self.res.engine) as session:
         rows = job_evidence(session, job_id=job_id)
-        evidence = _evidence(rows)
+        evidence = [to_evidence(r) for r in rows]
         findings = [s.finding for s in job_sub_queries(session, job_id=job_id) if s.finding]
         new = _new_evidence(rows, round_, session, job_id)
         history = session.query(VerificationRow).filter_by(job_id=job_id).order_by(

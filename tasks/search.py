@@ -7,8 +7,13 @@ from typing import Any
 from celery import shared_task
 
 from tasks.runtime import resources
-from vectorstore.base import SearchFilter
+from vectorstore.base import Hit, SearchFilter
 from workers.queues import Queue, task_name
+
+
+def _hit_record(hit: Hit) -> dict[str, Any]:
+    """A hit as a task result: its id, fused score and stored payload."""
+    return {"id": hit.id, "score": hit.score, **hit.payload}
 
 
 @shared_task(name=task_name(Queue.RETRIEVAL, "search"), bind=True)
@@ -20,7 +25,7 @@ def search(
     vector = res.embedder.embed([query])[0]
     flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
     hits = res.vector_store.search(collection, vector, top_k, flt)
-    return [{"id": h.id, "score": h.score, **h.payload} for h in hits]
+    return [_hit_record(h) for h in hits]
 
 
 @shared_task(name=task_name(Queue.RETRIEVAL, "search_batch"), bind=True)
@@ -32,8 +37,7 @@ def search_batch(
     vectors = res.embedder.embed(queries)
     flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
     return [
-        [{"id": h.id, "score": h.score, **h.payload}
-         for h in res.vector_store.search(collection, v, top_k, flt)]
+        [_hit_record(h) for h in res.vector_store.search(collection, v, top_k, flt)]
         for v in vectors
     ]
 

@@ -27,7 +27,7 @@ from orchestration.routing import RoutePath, budget_for
 from orchestration.substitution import substitute
 from schemas.flow import Evidence, PlannedSubQuery
 from schemas.statuses import JobStatus
-from tasks.flow_base import FlowTask, JobView
+from tasks.flow_base import FlowTask, JobView, to_evidence
 from vectorstore.base import SearchFilter
 from workers.queues import Queue, task_name
 
@@ -52,9 +52,7 @@ def _query_text(session: Any, sq: SubQueryRow) -> str:
 
 
 def _evidence(rows: list[Any], index: int | None = None) -> list[Evidence]:
-    return [Evidence(chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
-                     score=r.score, source_version=r.source_version,
-                     authority_tier=r.authority_tier, sub_query_index=index) for r in rows]
+    return [to_evidence(r, index) for r in rows]
 
 
 @shared_task(base=FlowTask, name=task_name(Queue.RETRIEVAL, "retrieve"), bind=True)

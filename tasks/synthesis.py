@@ -19,7 +19,7 @@ from orchestration.canvas import FINALIZE, step_signature
 from orchestration.context import assemble_context, estimate_tokens, rerank_lexical
 from schemas.flow import Evidence
 from schemas.statuses import JobStatus
-from tasks.flow_base import FlowTask
+from tasks.flow_base import FlowTask, to_evidence
 from workers.queues import Queue, task_name
 
 
@@ -34,10 +34,7 @@ def _job_evidence(session: Any, job_id: str) -> tuple[list[Evidence], dict[str, 
     items = []
     for r in rows:
         first_row.setdefault(r.chunk_id, r.id)
-        items.append(Evidence(chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "",
-                              text=r.text, score=r.score, source_version=r.source_version,
-                              authority_tier=r.authority_tier,
-                              sub_query_index=slot.get(r.sub_query_id or "", 0)))
+        items.append(to_evidence(r, slot.get(r.sub_query_id or "", 0)))
     return items, first_row
 
 
