@@ -22,6 +22,7 @@ from ledger import (
 )
 from ledger.models import RetrievalRequestRow
 from orchestration.canvas import check_signature, retrieve_signature
+from orchestration.retrieval import search_width
 from orchestration.retrieval_keys import retrieval_key
 from orchestration.routing import RoutePath, budget_for
 from orchestration.substitution import substitute
@@ -67,13 +68,15 @@ def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
             return _summary(sq, None, skipped=True)
         query = text or _query_text(session, sq)
         sq.final_text = query
-    hits, latency = _search(self, job, query)
+    top_k = search_width(query, job.question, top_k=self.settings.search_top_k,
+                         context_chunks=self.settings.context_max_chunks)
+    hits, latency = _search(self, job, query, top_k)
     with session_scope(self.res.engine) as session:
         record_retrieval(
             session, job_id=job_id, sub_query_id=sub_query_id, attempt=attempt, query_text=query,
             normalized_key=retrieval_key(query, collection=job.collection, acl=job.acl,
-                                         top_k=self.settings.search_top_k),
-            top_k=self.settings.search_top_k, filters={"acl": list(job.acl)}, hits=hits,
+                                         top_k=top_k),
+            top_k=top_k, filters={"acl": list(job.acl)}, hits=hits,
             latency_ms=latency,
         )
         if job.route == RoutePath.SIMPLE:  # the fast path: one retrieval, no check
@@ -84,11 +87,11 @@ def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
     raise self.replace(check_signature(self.app, job_id, sub_query_id, attempt))
 
 
-def _search(task: FlowTask, job: JobView, query: str) -> tuple[list[EvidenceHit], int]:
+def _search(task: FlowTask, job: JobView, query: str, top_k: int
+            ) -> tuple[list[EvidenceHit], int]:
     started = time.perf_counter()
     vector = task.res.embedder.embed([query])[0]
-    found = task.res.vector_store.search(job.collection, vector, task.settings.search_top_k,
-                                         SearchFilter(acl=job.acl))
+    found = task.res.vector_store.search(job.collection, vector, top_k, SearchFilter(acl=job.acl))
     hits = [EvidenceHit(doc_id=h.payload["doc_id"], chunk_id=h.payload["chunk_id"],
                         score=h.score, source_version=h.payload.get("source_version", ""),
                         authority_tier=int(h.payload.get("authority_tier", 2)),
