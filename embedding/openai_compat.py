@@ -3,7 +3,9 @@
 Uses the official ``openai`` client. Texts go in batches; the answer's ``data`` is put back in
 input order by its ``index`` (the API does not promise order), every vector's length is checked
 against the configured dimension, and vectors are L2-normalised here because not every server
-returns unit vectors. The client's own retries (with backoff, on 429/5xx/timeouts) stay on.
+returns unit vectors. The client and its retry loop are the model provider's
+(:mod:`providers.openai.transport`): backoff with jitter on 429/5xx/timeouts, ``Retry-After``
+honoured, every attempt its own request.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import openai
 
 from embedding.errors import EmbeddingAuthError, EmbeddingDimensionError, EmbeddingUnavailableError
 from embedding.vectors import l2_normalize
+from providers.openai.transport import RetryPolicy, make_client, send
 from ragq.errors import EmbeddingError
 
 _Factory = Callable[["OpenAIEmbedder", openai.OpenAIError], EmbeddingError]
@@ -66,7 +69,8 @@ class OpenAIEmbedder:
     """An :class:`~embedding.base.Embedder` over ``POST {base_url}/embeddings``.
 
     ``base_url=None`` means OpenAI itself; ``timeout_s`` bounds each request; ``batch_size``
-    texts go in one request; ``max_retries`` is the client's retry count for transient errors.
+    texts go in one request; ``retry`` is the retry policy for transient errors (by default
+    ``max_retries`` retries with the shared policy's delays).
     """
 
     def __init__(
@@ -79,6 +83,7 @@ class OpenAIEmbedder:
         *,
         batch_size: int = 128,
         max_retries: int = 2,
+        retry: RetryPolicy | None = None,
     ):
         if dim < 1 or batch_size < 1 or max_retries < 0:
             raise ValueError(
@@ -86,12 +91,11 @@ class OpenAIEmbedder:
                 f"{batch_size=}, {max_retries=}"
             )
         self.model = model
-        self.max_retries = max_retries
+        self.retry = retry or RetryPolicy(max_retries=max_retries)
+        self.max_retries = self.retry.max_retries
         self._dim = dim
         self._batch_size = batch_size
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
-        )
+        self._client = make_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
         self.base_url = str(self._client.base_url)
 
     @property
@@ -118,8 +122,11 @@ class OpenAIEmbedder:
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
         try:
-            response = self._client.embeddings.create(
-                model=self.model, input=batch, encoding_format="float"
+            response, _ = send(
+                lambda: self._client.embeddings.create(
+                    model=self.model, input=batch, encoding_format="float"
+                ),
+                self.retry,
             )
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc

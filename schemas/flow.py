@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from schemas.statuses import ModelCallStatus
 
 
 class QuestionClass(StrEnum):
@@ -15,6 +17,33 @@ class QuestionClass(StrEnum):
     PROCEDURAL = "procedural"
     MULTI_HOP = "multi_hop"
     INVESTIGATIVE = "investigative"
+
+
+class ModelRole(StrEnum):
+    """The roles a model provider plays, as the ledger's ``model_calls.role`` names them."""
+
+    ROUTER = "router"
+    PLANNER = "planner"
+    SUFFICIENCY = "sufficiency"
+    REWRITER = "rewriter"
+    FINDER = "finder"
+    VERIFIER = "verifier"
+    SYNTHESIZER = "synthesizer"
+
+
+class RoleModels(RootModel[dict[ModelRole, str]]):
+    """Which model plays which role, where it differs from the default (JSON in settings:
+    ``{"synthesizer": "gpt-4o"}``). Hashable, so the settings holding it stay hashable."""
+
+    model_config = ConfigDict(frozen=True)
+    root: dict[ModelRole, str] = Field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.root.items())))
+
+    def for_role(self, role: ModelRole | str, default: str) -> str:
+        """The model of ``role``; ``default`` when no override names it."""
+        return self.root.get(ModelRole(role), default)
 
 
 class Strategy(StrEnum):
@@ -130,10 +159,31 @@ class DraftAnswer(_Contract):
     insufficient: bool = False
 
 
-class Usage(_Contract):
-    """What one role call cost."""
+class CallAttempt(_Contract):
+    """One request of a role call (or its fallback), metered on its own: a failed attempt costs
+    what the server charged for it. ``backoff_s`` is the pause taken after it, before the next."""
 
     model: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_ms: float = 0.0
+    cost_usd: float = 0.0
+    status: ModelCallStatus = ModelCallStatus.OK
+    error: str | None = None
+    backoff_s: float = 0.0
+
+
+class Usage(_Contract):
+    """What one role call cost, summed over its attempts.
+
+    ``attempts`` lists every request (empty for providers that make none, like the offline one);
+    ``fallback_reason`` says why a fallback answered instead of the model, when one did.
+    """
+
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cost_usd: float = 0.0
+    attempts: list[CallAttempt] = Field(default_factory=list)
+    fallback_reason: str | None = None

@@ -165,3 +165,13 @@ def test_the_fake_answers_errors_in_the_api_shape(fake_openai):
     client = openai.OpenAI(api_key="sk-test", base_url=fake_openai.v1_url, max_retries=0)
     with pytest.raises(openai.InternalServerError, match="kaput"):
         client.embeddings.create(model="m", input=["x"])
+
+
+def test_rate_limits_are_retried_with_the_providers_policy(fake_openai):
+    """The embedder shares the provider's client and retry loop: Retry-After is honoured."""
+    from providers.openai import RetryPolicy
+
+    fake_openai.fail_next(openai_error(429, headers={"retry-after": "0"}))
+    embedder = make(fake_openai, retry=RetryPolicy(max_retries=1, base_delay_s=0.01))
+    assert len(embedder.embed(["x"])) == 1
+    assert fake_openai.embedding_requests == 2 and embedder.max_retries == 1

@@ -6,6 +6,7 @@ conftest with ``pytest_plugins = ["tests.fakes.plugin"]``.
 """
 
 from tests.fakes.http import Fault, LoopbackServer, Reply, Request
+from tests.fakes.openai_chat import ChatAnswer
 from tests.fakes.openai_server import FakeOpenAIServer, fake_embedding, openai_error
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "Reply",
     "Request",
     # OpenAI-compatible API
+    "ChatAnswer",
     "FakeOpenAIServer",
     "fake_embedding",
     "openai_error",

@@ -1,8 +1,10 @@
 """A fake OpenAI-compatible server on loopback HTTP, driven by the real ``openai`` client.
 
 ``POST /v1/embeddings`` answers deterministic vectors derived from a hash of each text, in the
-API's shape (``data[].index``, ``usage``, float or base64 encoding). Errors come in the API's
-error shape. More routes (chat completions, …) are added with :meth:`LoopbackServer.route`.
+API's shape (``data[].index``, ``usage``, float or base64 encoding). ``POST /v1/chat/completions``
+answers each ragq role by rule (:mod:`tests.fakes.openai_chat`) unless a test scripted the next
+answers (:meth:`FakeOpenAIServer.script`); it counts requests per role and the tokens it
+reported. Errors come in the API's error shape.
 """
 
 from __future__ import annotations
@@ -11,11 +13,15 @@ import base64
 import hashlib
 import random
 import struct
+from collections import Counter, deque
 from typing import Any
 
 from tests.fakes.http import LoopbackServer, Reply, Request
+from tests.fakes.openai_chat import ChatAnswer, completion, role_of, rule_answer
 
 EMBEDDINGS = "/v1/embeddings"
+CHAT = "/v1/chat/completions"
+Scripted = Reply | ChatAnswer
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -45,7 +51,10 @@ class FakeOpenAIServer(LoopbackServer):
     """Loopback OpenAI API. ``api_key``: when set, other keys get 401.
 
     ``dim`` is the length of every vector; ``reverse_order`` returns ``data`` last-index-first
-    (the API allows any order, clients must sort by ``index``).
+    (the API allows any order, clients must sort by ``index``). Chat knobs:
+    ``supports_json_schema=False`` answers 400 to ``response_format`` json_schema (as servers
+    without strict structured output do); ``omit_usage`` leaves ``usage`` out of completions;
+    ``chat_delay_s`` delays every completion.
     """
 
     def __init__(
@@ -55,7 +64,15 @@ class FakeOpenAIServer(LoopbackServer):
         self.dim = dim
         self.api_key = api_key
         self.reverse_order = reverse_order
+        self.supports_json_schema = True
+        self.omit_usage = False
+        self.chat_delay_s = 0.0
+        self.chat_by_role: Counter[str] = Counter()
+        self.reported_prompt_tokens = 0
+        self.reported_completion_tokens = 0
+        self._scripts: dict[str | None, deque[Scripted]] = {}
         self.route("POST", EMBEDDINGS, self._embeddings)
+        self.route("POST", CHAT, self._chat)
 
     @property
     def v1_url(self) -> str:
@@ -70,7 +87,29 @@ class FakeOpenAIServer(LoopbackServer):
         """Answer the next ``times`` requests (None: all) with an API error of ``status``."""
         self.fail_next(openai_error(status, message), times=times)
 
+    @property
+    def chat_requests(self) -> int:
+        """Chat requests received, answered or not (401s and injected faults included)."""
+        return self.count("POST", CHAT)
+
+    @property
+    def chat_bodies(self) -> list[dict[str, Any]]:
+        """The JSON bodies of the chat requests, in order."""
+        with self._lock:
+            return [r.json() for r in self.requests if r.path == CHAT]
+
+    def script(self, role: str | None, *answers: Scripted) -> None:
+        """Answer the next requests of ``role`` (None: of any role) with ``answers`` in order,
+        before any rule: a :class:`ChatAnswer` (content, truncation, refusal, delay) or any
+        HTTP :class:`Reply` (an error with headers, a slow reply)."""
+        with self._lock:
+            self._scripts.setdefault(role, deque()).extend(answers)
+
     def handle(self, request: Request) -> Reply:
+        if request.path == CHAT:
+            role = role_of(request.json() or {})
+            with self._lock:
+                self.chat_by_role[role] += 1
         if self.api_key and request.headers.get("authorization") != f"Bearer {self.api_key}":
             with self._lock:
                 self.requests.append(request)
@@ -96,6 +135,32 @@ class FakeOpenAIServer(LoopbackServer):
         usage = {"prompt_tokens": tokens, "total_tokens": tokens}
         model = body.get("model")
         return Reply(200, {"object": "list", "data": data, "model": model, "usage": usage})
+
+    def _chat(self, request: Request) -> Reply:
+        body = request.json()
+        role = role_of(body)
+        wants_schema = (body.get("response_format") or {}).get("type") == "json_schema"
+        if wants_schema and not self.supports_json_schema:
+            return openai_error(400, "response_format json_schema is not supported by this "
+                                     "server; use json_object")
+        scripted = self._next_scripted(role)
+        if isinstance(scripted, Reply):
+            return scripted
+        answer = scripted or rule_answer(role, body)
+        reply, prompt, output = completion(body, answer, with_usage=not self.omit_usage)
+        if not self.omit_usage:
+            with self._lock:
+                self.reported_prompt_tokens += prompt
+                self.reported_completion_tokens += output
+        return Reply(200, reply, delay_s=answer.delay_s or self.chat_delay_s)
+
+    def _next_scripted(self, role: str) -> Scripted | None:
+        with self._lock:
+            for key in (role, None):
+                queue = self._scripts.get(key)
+                if queue:
+                    return queue.popleft()
+        return None
 
 
 def _encode(vector: list[float], as_base64: bool) -> Any:

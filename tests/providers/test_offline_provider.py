@@ -4,8 +4,9 @@ from schemas.flow import QuestionClass, Strategy
 from tests.providers.conftest import ev
 
 
-def test_public_map_lists_the_interface_and_the_implementation():
-    assert set(providers.__all__) == {"ModelProvider", "OfflineProvider"}
+def test_public_map_lists_the_interface_and_the_implementations():
+    assert set(providers.__all__) == {"ModelProvider", "OfflineProvider", "OpenAIProvider"}
+    assert all(getattr(providers, name) for name in providers.__all__)
 
 
 def test_offline_provider_satisfies_the_interface(provider):

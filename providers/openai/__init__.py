@@ -1,0 +1,23 @@
+"""The OpenAI provider: the model roles over the official ``openai`` client (SPEC C13).
+
+``transport`` builds the client and owns the retry loop (shared with the OpenAI embedder);
+``prompts`` and ``wire`` hold each role's messages and answer shape; ``calls`` runs one role
+call (structured output, repair, fallback); ``metering`` counts tokens and cost per attempt;
+``provider`` wires the roles to the :class:`~providers.base.ModelProvider` interface.
+"""
+
+from providers.openai.calls import RoleCall, RoleCaller
+from providers.openai.provider import OpenAIProvider
+from providers.openai.transport import FailedAttempt, RetryPolicy, make_client, send
+
+__all__ = [
+    # the provider
+    "OpenAIProvider",
+    "RoleCaller",
+    "RoleCall",
+    # transport, shared with embedding.openai_compat
+    "RetryPolicy",
+    "FailedAttempt",
+    "make_client",
+    "send",
+]

@@ -1,0 +1,130 @@
+"""The messages of each role: a system prompt saying the job and the rules, a user message with
+the inputs. Evidence is shown as ``[chunk_id=… doc_id=…] title`` headed blocks, so the model
+can cite chunk ids exactly as they are.
+
+Every system prompt opens with ``ragq role: <role>``: it names the role for whoever reads a
+request log (and lets a test server answer by role without parsing the schema).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from schemas.flow import Evidence, ModelRole
+
+Messages = list[dict[str, str]]
+
+_COMMON = ("Answer with one JSON object that matches the response schema, nothing else. "
+           "Use only the information given; never invent facts, ids or sources.")
+
+SYSTEM: dict[ModelRole, str] = {
+    ModelRole.ROUTER: (
+        "Classify a support question by how much retrieval it needs. question_class: "
+        "simple_fact (one fact, one lookup), procedural (how to do something), multi_hop "
+        "(needs a fact to find another fact, or compares several things), investigative "
+        "(open-ended, needs many sources). confidence is between 0 and 1."),
+    ModelRole.PLANNER: (
+        "Decompose the question into at most {max_sub_queries} atomic search queries. A "
+        "sub-query that needs the answer of an earlier one lists that one's 0-based index in "
+        "depends_on and writes {{i}} where that answer goes (e.g. 'Who founded {{0}}?'). "
+        "strategy: single (one query answers it), chain (each hop feeds the next), compare "
+        "(parallel facts about several entities), aggregate (parallel parts of a compound "
+        "question). A simple question gets exactly one sub-query: the question itself."),
+    ModelRole.SUFFICIENCY: (
+        "Decide whether the evidence answers the query. sufficient is true only if a reader "
+        "could answer from the evidence alone; score is your confidence in [0, 1]; "
+        "missing_terms lists what the evidence lacks."),
+    ModelRole.REWRITER: (
+        "The evidence did not answer the query. Write one different search query for the same "
+        "need, from another angle (other words, the missing terms, names the evidence "
+        "mentions). It must differ from every query already tried."),
+    ModelRole.FINDER: (
+        "State in a few words what the evidence says in answer to the query: the bare fact "
+        "(a name, a number, a date), fit to be substituted into a later query. doc_ids lists "
+        "the documents it comes from. If the evidence does not say, text is empty."),
+    ModelRole.VERIFIER: (
+        "Judge whether the evidence, taken together, answers the whole question. confidence is "
+        "in [0, 1]. If something is missing, say what in missing_info and give at most 3 "
+        "follow_up_queries that would find it."),
+    ModelRole.SYNTHESIZER: (
+        "Answer the question from the context only, concisely. Cite every chunk the answer rests "
+        "on by its exact chunk_id, with a short verbatim quote. If sources disagree, list the "
+        "disagreement in contradictions. If the context does not answer the question, say so "
+        "and set insufficient to true."),
+}
+
+
+def system(role: ModelRole, **fields: Any) -> str:
+    """The system prompt of ``role`` (``fields`` fill its placeholders)."""
+    return f"ragq role: {role.value}\n{SYSTEM[role].format(**fields)}\n{_COMMON}"
+
+
+def evidence_block(evidence: Sequence[Evidence]) -> str:
+    """The evidence as the model reads it; ``(none)`` when there is none."""
+    if not evidence:
+        return "(none)"
+    return "\n\n".join(
+        f"[chunk_id={e.chunk_id} doc_id={e.doc_id}] {e.title}".rstrip() + f"\n{e.text}"
+        for e in evidence)
+
+
+def _bullets(items: Sequence[str]) -> str:
+    return "\n".join(f"- {i}" for i in items) if items else "(none)"
+
+
+def messages(role: ModelRole, user: str, **fields: Any) -> Messages:
+    return [{"role": "system", "content": system(role, **fields)},
+            {"role": "user", "content": user}]
+
+
+def route(question: str) -> Messages:
+    return messages(ModelRole.ROUTER, f"Question: {question}")
+
+
+def plan(question: str, max_sub_queries: int) -> Messages:
+    return messages(ModelRole.PLANNER, f"Question: {question}", max_sub_queries=max_sub_queries)
+
+
+def sufficiency(sub_query: str, evidence: Sequence[Evidence]) -> Messages:
+    return messages(ModelRole.SUFFICIENCY,
+                    f"Query: {sub_query}\n\nEvidence:\n{evidence_block(evidence)}")
+
+
+def rewrite(sub_query: str, evidence: Sequence[Evidence], previous: Sequence[str]) -> Messages:
+    return messages(ModelRole.REWRITER,
+                    f"Query: {sub_query}\n\nAlready tried:\n{_bullets(previous)}\n\n"
+                    f"Evidence:\n{evidence_block(evidence)}")
+
+
+def find(sub_query: str, evidence: Sequence[Evidence]) -> Messages:
+    return messages(ModelRole.FINDER,
+                    f"Query: {sub_query}\n\nEvidence:\n{evidence_block(evidence)}")
+
+
+def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str]) -> Messages:
+    return messages(ModelRole.VERIFIER,
+                    f"Question: {question}\n\nFindings so far:\n{_bullets(findings)}\n\n"
+                    f"Evidence:\n{evidence_block(evidence)}")
+
+
+def synthesize(question: str, context: Sequence[Evidence], strategy: str,
+               findings: Sequence[str]) -> Messages:
+    return messages(ModelRole.SYNTHESIZER,
+                    f"Question: {question}\n\nHow the parts combine: {strategy}\n\n"
+                    f"Findings of the sub-queries:\n{_bullets(findings)}\n\n"
+                    f"Context:\n{evidence_block(context)}")
+
+
+def json_object_instructions(schema: dict[str, Any]) -> str:
+    """Appended to the system prompt when the server cannot enforce the schema itself."""
+    return ("Reply with a single JSON object (no prose, no code fence) valid against this JSON "
+            f"schema:\n{json.dumps(schema, separators=(',', ':'))}")
+
+
+def repair(problem: str) -> str:
+    """The user turn of the one repair attempt after an unusable answer."""
+    return (f"Your previous answer could not be used: {problem}\n"
+            "Reply again with only the corrected JSON object, complete and valid against the "
+            "schema. Keep it short.")

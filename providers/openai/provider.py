@@ -1,0 +1,112 @@
+"""The OpenAI provider: every role over chat completions with structured output (SPEC C13).
+
+Each method pairs the role's prompt (:mod:`.prompts`), its wire model and conversion
+(:mod:`.wire`) and its fallback, and hands them to :class:`~.calls.RoleCaller`. Fallbacks are
+safe rather than clever: a single-shot plan, "not sufficient", the query's key terms, an empty
+finding, and for the answer the offline provider's extractive synthesis (labelled extractive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from providers.offline import rewriter as offline_rewriter
+from providers.offline import synthesizer as offline_synthesizer
+from providers.openai import prompts, wire
+from providers.openai.calls import RoleCall, RoleCaller
+from schemas.flow import (
+    DraftAnswer,
+    Evidence,
+    Finding,
+    ModelRole,
+    Plan,
+    PlannedSubQuery,
+    QuestionClass,
+    Rewrite,
+    RouteDecision,
+    SufficiencyVerdict,
+    Usage,
+    Verification,
+)
+
+NAME = "openai"
+
+
+def _fallback_note(reason: str) -> str:
+    return f"fallback ({reason})"
+
+
+class OpenAIProvider:
+    """A :class:`~providers.base.ModelProvider` over an OpenAI-compatible server.
+
+    ``caller`` owns the client, the models per role, the prices and the retry policy; build one
+    from settings with :func:`ragq.adapters.build_provider`.
+    """
+
+    def __init__(self, caller: RoleCaller):
+        self.caller = caller
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    def route(self, question: str) -> tuple[RouteDecision, Usage]:
+        """The question's class; falls back to multi-hop, the path that verifies its answer."""
+        return self.caller.run(RoleCall(
+            ModelRole.ROUTER, prompts.route(question), wire.RouteWire, wire.to_route,
+            lambda why: RouteDecision(question_class=QuestionClass.MULTI_HOP,
+                                      reason=_fallback_note(why), confidence=0.0)))
+
+    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
+        """Sub-queries with dependencies; falls back to one sub-query, the question itself."""
+        return self.caller.run(RoleCall(
+            ModelRole.PLANNER, prompts.plan(question, max_sub_queries), wire.PlanWire,
+            wire.to_plan,
+            lambda why: Plan(sub_queries=[PlannedSubQuery(text=question)],
+                             reason=_fallback_note(why))))
+
+    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence]
+                          ) -> tuple[SufficiencyVerdict, Usage]:
+        """Does the evidence answer the sub-query; falls back to "not sufficient"."""
+        return self.caller.run(RoleCall(
+            ModelRole.SUFFICIENCY, prompts.sufficiency(sub_query, evidence),
+            wire.SufficiencyWire, wire.to_sufficiency,
+            lambda why: SufficiencyVerdict(sufficient=False, score=0.0,
+                                           reason=_fallback_note(why))))
+
+    def rewrite(self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
+                previous: Sequence[str]) -> tuple[Rewrite, Usage]:
+        """A new query; falls back to the offline rewriter (key terms first, never a repeat)."""
+        def fallback(why: str) -> Rewrite:
+            found = offline_rewriter.rewrite(sub_query, evidence, attempt=attempt,
+                                             previous=previous)
+            return found.model_copy(update={"reason": f"{found.reason}; {_fallback_note(why)}"})
+
+        return self.caller.run(RoleCall(
+            ModelRole.REWRITER, prompts.rewrite(sub_query, evidence, previous),
+            wire.RewriteWire, wire.to_rewrite, fallback))
+
+    def find(self, sub_query: str, evidence: Sequence[Evidence]) -> tuple[Finding, Usage]:
+        """The bare fact the evidence gives; falls back to an empty finding."""
+        return self.caller.run(RoleCall(
+            ModelRole.FINDER, prompts.find(sub_query, evidence), wire.FindingWire,
+            lambda w: wire.to_finding(w, evidence),
+            lambda why: Finding(text="", reason=_fallback_note(why))))
+
+    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
+               ) -> tuple[Verification, Usage]:
+        """Whether the evidence answers the question; falls back to "not sufficient", 0."""
+        return self.caller.run(RoleCall(
+            ModelRole.VERIFIER, prompts.verify(question, evidence, findings),
+            wire.VerificationWire, wire.to_verification,
+            lambda why: Verification(sufficient=False, confidence=0.0,
+                                     reason=_fallback_note(why))))
+
+    def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
+                   findings: Sequence[str]) -> tuple[DraftAnswer, Usage]:
+        """A written answer citing context chunks; falls back to the offline extractive one."""
+        return self.caller.run(RoleCall(
+            ModelRole.SYNTHESIZER, prompts.synthesize(question, context, strategy, findings),
+            wire.DraftWire, lambda w: wire.to_draft(w, context),
+            lambda why: offline_synthesizer.synthesize(question, context, strategy=strategy,
+                                                       findings=findings)))

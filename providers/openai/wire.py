@@ -1,0 +1,189 @@
+"""What the model is asked to return, per role, and how that becomes the role's contract.
+
+OpenAI's strict structured output wants every field required, no defaults, no extra keys and
+no numeric bounds, so each role has a *wire* model of that shape; ``to_*`` converts it to the
+:mod:`schemas.flow` type the offline provider returns too, clamping numbers and refusing what
+the schema cannot say (an empty plan, a citation of a chunk that was not in the context).
+A ``ValueError`` raised here is shown to the model in the one repair attempt.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from schemas.flow import (
+    Citation,
+    Contradiction,
+    DraftAnswer,
+    Evidence,
+    Finding,
+    Plan,
+    PlannedSubQuery,
+    QuestionClass,
+    Rewrite,
+    RouteDecision,
+    Strategy,
+    SufficiencyVerdict,
+    Verification,
+)
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RouteWire(_Wire):
+    question_class: QuestionClass
+    reason: str
+    confidence: float
+
+
+class SubQueryWire(_Wire):
+    text: str
+    depends_on: list[int]
+    reason: str
+
+
+class PlanWire(_Wire):
+    sub_queries: list[SubQueryWire]
+    strategy: Strategy
+    reason: str
+
+
+class SufficiencyWire(_Wire):
+    sufficient: bool
+    score: float
+    missing_terms: list[str]
+    reason: str
+
+
+class RewriteWire(_Wire):
+    text: str
+    reason: str
+
+
+class FindingWire(_Wire):
+    text: str
+    doc_ids: list[str]
+    reason: str
+
+
+class VerificationWire(_Wire):
+    sufficient: bool
+    confidence: float
+    missing_info: list[str]
+    follow_up_queries: list[str]
+    reason: str
+
+
+class CitationWire(_Wire):
+    chunk_id: str
+    quote: str
+
+
+class ContradictionWire(_Wire):
+    topic: str
+    statements: list[str]
+    doc_ids: list[str]
+    reason: str
+
+
+class DraftWire(_Wire):
+    answer: str
+    citations: list[CitationWire]
+    contradictions: list[ContradictionWire]
+    insufficient: bool
+
+
+@functools.cache
+def strict_schema(wire: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of ``wire`` as strict mode requires it: every object closed and every
+    property required (pydantic already does both for these models; this makes sure).
+
+    Cached (building it costs about 0.2 ms, as much as a loopback request): treat it as
+    read-only."""
+    schema = wire.model_json_schema()
+    _close(schema)
+    for definition in schema.get("$defs", {}).values():
+        _close(definition)
+    return schema
+
+
+def _close(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "object" and "properties" in node:
+            node["additionalProperties"] = False
+            node["required"] = list(node["properties"])
+        for value in node.values():
+            _close(value)
+    elif isinstance(node, list):
+        for value in node:
+            _close(value)
+
+
+def _unit(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
+
+
+def to_route(w: RouteWire) -> RouteDecision:
+    return RouteDecision(question_class=w.question_class, reason=w.reason,
+                         confidence=_unit(w.confidence))
+
+
+def to_plan(w: PlanWire) -> Plan:
+    """The plan as proposed; ``orchestration.plan.validate_plan`` repairs its graph later."""
+    subs = [PlannedSubQuery(text=s.text.strip(), depends_on=s.depends_on, reason=s.reason)
+            for s in w.sub_queries if s.text.strip()]
+    if not subs:
+        raise ValueError("the plan has no sub-query: give at least one non-empty sub_queries item")
+    return Plan(sub_queries=subs, strategy=w.strategy, reason=w.reason)
+
+
+def to_sufficiency(w: SufficiencyWire) -> SufficiencyVerdict:
+    return SufficiencyVerdict(sufficient=w.sufficient, score=_unit(w.score),
+                              missing_terms=w.missing_terms, reason=w.reason)
+
+
+def to_rewrite(w: RewriteWire) -> Rewrite:
+    if not w.text.strip():
+        raise ValueError("the rewritten query is empty: give a non-empty text")
+    return Rewrite(text=w.text.strip(), reason=w.reason)
+
+
+def to_finding(w: FindingWire, evidence: Sequence[Evidence]) -> Finding:
+    """Doc ids the evidence does not hold are dropped: a finding cannot point elsewhere."""
+    known = {e.doc_id for e in evidence}
+    return Finding(text=w.text.strip(), doc_ids=[d for d in w.doc_ids if d in known],
+                   reason=w.reason)
+
+
+def to_verification(w: VerificationWire) -> Verification:
+    return Verification(sufficient=w.sufficient, confidence=_unit(w.confidence),
+                        missing_info=w.missing_info, follow_up_queries=w.follow_up_queries,
+                        reason=w.reason)
+
+
+def to_draft(w: DraftWire, context: Sequence[Evidence]) -> DraftAnswer:
+    """A model-written (not extractive) answer whose every citation names a context chunk."""
+    by_chunk = {e.chunk_id: e for e in context}
+    unknown = [c.chunk_id for c in w.citations if c.chunk_id not in by_chunk]
+    if unknown:
+        raise ValueError(f"citations name chunks that are not in the context: {unknown}; "
+                         f"cite only these chunk_id values: {sorted(by_chunk)}")
+    if not w.insufficient and not w.citations:
+        raise ValueError("the answer cites nothing: cite the chunk_id of every piece of context "
+                         "it rests on, or set insufficient to true")
+    citations = [Citation(doc_id=by_chunk[c.chunk_id].doc_id, chunk_id=c.chunk_id,
+                          quote=c.quote.strip() or None) for c in w.citations]
+    known_docs = {e.doc_id for e in context}
+    contradictions = [
+        Contradiction(topic=c.topic, statements=c.statements,
+                      doc_ids=[d for d in c.doc_ids if d in known_docs], reason=c.reason)
+        for c in w.contradictions]
+    return DraftAnswer(answer=w.answer.strip(), citations=citations,
+                       contradictions=contradictions, extractive=False,
+                       insufficient=w.insufficient)
