@@ -17,9 +17,9 @@ from workers.stack_state import effective_broker_url, load_state
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-def up(settings: Settings, *, flower: bool, as_json: bool) -> None:
+def up(settings: Settings, *, flower: bool, as_json: bool, api: bool = False) -> None:
     with nullcontext() if as_json else console.status("starting the stack…"):
-        state = supervisor.up(settings, flower=flower)
+        state = supervisor.up(settings, flower=flower, api=api)
     if as_json:
         emit_json(state.model_dump())
         return
@@ -27,6 +27,8 @@ def up(settings: Settings, *, flower: bool, as_json: bool) -> None:
     _print_processes(settings)
     if flower:
         console.print(f"Flower: http://{settings.embedded_host}:{settings.flower_port}")
+    if api:
+        console.print(f"API: http://{settings.api_host}:{settings.api_port} (OpenAPI at /docs)")
 
 
 def down(settings: Settings, *, as_json: bool) -> None:

@@ -23,6 +23,7 @@ from ledger.models import (
     utcnow,
 )
 from ledger.results import build_result
+from ledger.webhooks import record_batch_event, record_job_event
 
 __all__ = [
     "add_job",
@@ -35,6 +36,7 @@ __all__ = [
     "get_batch",
     "get_job",
     "job_counts",
+    "list_batches",
     "record_input_error",
     "set_job_status",
     "start_batch",
@@ -53,10 +55,12 @@ _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
 def create_batch(
     session: Session, *, tenant: str, collection: str, input_filename: str | None,
     budget: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
+    webhook_url: str | None = None, webhook_secret: str | None = None,
 ) -> BatchRow:
     """A new batch in ``validating``; jobs are added, then :func:`start_batch` opens it."""
     row = BatchRow(tenant=tenant, collection=collection, input_filename=input_filename,
-                   budget=budget, meta=metadata or {})
+                   budget=budget, meta=metadata or {}, webhook_url=webhook_url,
+                   webhook_secret=webhook_secret)
     session.add(row)
     session.flush()
     return row
@@ -94,6 +98,8 @@ def start_batch(session: Session, *, batch_id: str) -> BatchRow:
     batch.status = BatchStatus.IN_PROGRESS if batch.total_count else BatchStatus.COMPLETED
     if not batch.total_count:
         batch.finished_at = batch.started_at
+        session.flush()
+        record_batch_event(session, batch=batch)
     return batch
 
 
@@ -139,9 +145,11 @@ def finish_job(
     ).rowcount
     if not done:
         return False
-    batch_id = session.scalar(select(JobRow.batch_id).where(JobRow.id == job_id))
-    if batch_id is not None:
-        _count_finished(session, batch_id, status)
+    job = session.get(JobRow, job_id, populate_existing=True)
+    assert job is not None  # the update above just matched it
+    if job.batch_id is not None:
+        _count_finished(session, job.batch_id, status)
+    record_job_event(session, job=job)
     return True
 
 
@@ -151,12 +159,15 @@ def _count_finished(session: Session, batch_id: str, status: JobStatus) -> None:
                     .values({column: column + 1}))
     open_jobs = _count(session, JobRow.batch_id == batch_id, JobRow.status.in_(_OPEN))
     if open_jobs == 0:
-        batch = get_batch(session, batch_id=batch_id)
+        batch = session.get(BatchRow, batch_id, populate_existing=True)
+        assert batch is not None
         if batch.status in (BatchStatus.IN_PROGRESS, BatchStatus.FINALIZING):
             batch.status = BatchStatus.COMPLETED
         elif batch.status is BatchStatus.CANCELLING:
             batch.status = BatchStatus.CANCELLED
         batch.finished_at = batch.finished_at or utcnow()
+        session.flush()
+        record_batch_event(session, batch=batch)
 
 
 def cancel_job(session: Session, *, job_id: str) -> bool:
@@ -180,6 +191,8 @@ def cancel_batch(session: Session, *, batch_id: str) -> int:
     if batch.status is BatchStatus.CANCELLING and not open_ids:
         batch.status = BatchStatus.CANCELLED
         batch.finished_at = batch.finished_at or utcnow()
+        session.flush()
+        record_batch_event(session, batch=batch)
     return cancelled
 
 
@@ -187,6 +200,16 @@ def batch_jobs(session: Session, *, batch_id: str) -> list[JobRow]:
     """The batch's jobs in input order."""
     return list(session.scalars(
         select(JobRow).where(JobRow.batch_id == batch_id).order_by(JobRow.position)))
+
+
+def list_batches(session: Session, *, tenant: str, limit: int, after: str | None = None
+                 ) -> list[BatchRow]:
+    """A tenant's batches, newest first, ``limit`` of them, starting after the batch id
+    ``after`` (ids sort by creation time, so the id is the cursor)."""
+    query = select(BatchRow).where(BatchRow.tenant == tenant)
+    if after:
+        query = query.where(BatchRow.id < after)
+    return list(session.scalars(query.order_by(BatchRow.id.desc()).limit(limit)))
 
 
 def batch_errors(session: Session, *, batch_id: str) -> list[BatchInputErrorRow]:

@@ -27,6 +27,17 @@ class Budget(BaseModel):
     max_latency_ms: int | None = Field(None, ge=1, le=86_400_000)
 
 
+class BudgetProfiles(BaseModel):
+    """Budgets per route (settings); a route left unset keeps its built-in profile."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    simple: Budget | None = None
+    bounded: Budget | None = None
+    full: Budget | None = None
+    escalate: Budget | None = None
+
+
 class Ticket(BaseModel):
     """One question to answer."""
 
@@ -38,6 +49,8 @@ class Ticket(BaseModel):
     budget: Budget | None = None
     route: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    webhook_url: str | None = Field(None, max_length=2048,
+                                    description="Where to POST job.* events of this ticket.")
     # Evaluation files carry these; they never reach the flow.
     gold_doc_ids: list[str] | None = None
     answer: str | None = None

@@ -1,33 +1,63 @@
 """The core behind the front doors: submit, follow, read and cancel batches and jobs."""
 
+from submission.access import Caller, capped_acl
 from submission.batches import (
+    BatchOptions,
     Submitted,
+    SubmittedJob,
     ask,
+    caller_of,
     cancel,
-    describe,
-    errors,
-    results,
+    limits_of,
     submit_file,
+    submit_job,
+    submit_stream,
     submit_tickets,
     wait,
 )
-from submission.tickets import TicketError, parse_lines, read_ticket_file
+from submission.tickets import Limits, TicketError, parse_lines, read_ticket_file, read_tickets
+from submission.views import (
+    batch_view,
+    describe,
+    errors,
+    evidence,
+    job_view,
+    list_batch_views,
+    results,
+    trail,
+)
 
 __all__ = [
+    # who asks
+    "Caller",
+    "caller_of",
+    "capped_acl",
     # submitting
+    "BatchOptions",
     "Submitted",
+    "SubmittedJob",
     "ask",
     "submit_file",
+    "submit_job",
+    "submit_stream",
     "submit_tickets",
     # following and reading
+    "batch_view",
     "describe",
     "errors",
+    "evidence",
+    "job_view",
+    "list_batch_views",
     "results",
+    "trail",
     "wait",
     # cancelling
     "cancel",
-    # parsing
+    # parsing and limits
+    "Limits",
     "TicketError",
+    "limits_of",
     "parse_lines",
     "read_ticket_file",
+    "read_tickets",
 ]

@@ -1,21 +1,24 @@
-"""Submitting, following, reading and cancelling batches and jobs: the core the CLI (and later
-the HTTP API) calls."""
+"""Submitting, waiting for and cancelling batches and jobs: the core the CLI and the HTTP API
+call. Reading them back lives in :mod:`submission.views`."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from sqlalchemy.orm import Session
 
 from ledger import (
     add_job,
-    batch_errors,
     batch_jobs,
     cancel_batch,
     cancel_job,
     create_batch,
+    ensure_endpoint,
+    first_attempts,
     get_batch,
     get_job,
     record_input_error,
@@ -24,16 +27,21 @@ from ledger import (
 )
 from ledger.errors import LedgerNotFoundError
 from ragq.adapters import build_ledger_engine
-from ragq.errors import InputError, StackError
+from ragq.errors import StackError
 from ragq.settings import Settings
 from schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
 from schemas.ticket import Ticket
-from submission.tickets import TicketError, read_ticket_file
+from submission.access import Caller, capped_acl, not_found, require_tenant
+from submission.tickets import Limits, TicketError, read_ticket_file, read_tickets
+from submission.views import describe
+from webhooks import check_url, new_secret
 from workers.client import client_app
 from workers.queues import Queue, task_name
 
 ROUTE = task_name(Queue.MODELS, "route")
+DELIVER_WEBHOOK = task_name(Queue.BOOKKEEPING, "deliver_webhook")
 FINISHED_BATCH = {BatchStatus.COMPLETED, BatchStatus.CANCELLED, BatchStatus.FAILED}
+Parsed = Sequence[tuple[int, Ticket | TicketError]]
 
 
 @dataclass(frozen=True)
@@ -41,93 +49,174 @@ class Submitted:
     batch_id: str
     job_ids: list[str]
     errors: int
+    webhook_secret: str | None = None
 
 
-def _job_meta(ticket: Ticket) -> dict[str, Any]:
-    return {"route": ticket.route,
-            "budget": ticket.budget.model_dump(exclude_none=True) if ticket.budget else None,
-            "ticket_metadata": ticket.metadata}
+@dataclass(frozen=True)
+class BatchOptions:
+    """What a whole batch may carry besides its tickets."""
+
+    webhook_url: str | None = None
+    budget: dict[str, Any] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def submit_tickets(settings: Settings, parsed: Sequence[tuple[int, Ticket | TicketError]], *,
-                   collection: str, source: str | None) -> Submitted:
-    """Record a batch with one job per valid ticket and an error per bad line, then enqueue."""
+def limits_of(settings: Settings) -> Limits:
+    """The submission limits the settings set."""
+    return Limits(settings.max_batch_lines, settings.max_batch_bytes, settings.max_question_chars)
+
+
+def caller_of(settings: Settings) -> Caller:
+    """The local CLI's identity: the configured tenant, no ACL cap."""
+    return Caller(settings.tenant)
+
+
+def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None) -> dict[str, Any]:
+    own = ticket.budget.model_dump(exclude_none=True) if ticket.budget else None
+    meta = {"route": ticket.route, "budget": own or budget, "ticket_metadata": ticket.metadata}
+    if ticket.webhook_url:
+        meta["webhook_url"] = ticket.webhook_url
+    return meta
+
+
+def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: str) -> str:
+    """The signing secret of the tenant's endpoint for ``url`` (created on first use). Raises
+    WebhookUrlError when the URL is refused (scheme, private or loopback host)."""
+    check_url(url, allow_private=settings.webhook_allow_private)
+    return ensure_endpoint(session, tenant=tenant, url=url, new_secret=new_secret).secret
+
+
+def _admit(session: Session, settings: Settings, caller: Caller, line: int,
+           ticket: Ticket) -> tuple[str, ...] | TicketError:
+    acl = capped_acl(ticket, caller, line)
+    if isinstance(acl, TicketError) or not ticket.webhook_url:
+        return acl
+    from ragq.errors import WebhookUrlError
+
+    try:
+        webhook_secret(session, settings, tenant=caller.tenant, url=ticket.webhook_url)
+    except WebhookUrlError as exc:
+        return TicketError(line, ticket.custom_id, "invalid_webhook_url", str(exc))
+    return acl
+
+
+def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, source: str | None,
+                   caller: Caller | None = None, options: BatchOptions | None = None
+                   ) -> Submitted:
+    """Record a batch with one job per valid ticket and an error per bad line, then enqueue.
+    Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused."""
+    caller, options = caller or caller_of(settings), options or BatchOptions()
+    secret = None
     with session_scope(build_ledger_engine(settings)) as session:
-        batch = create_batch(session, tenant=settings.tenant, collection=collection,
-                             input_filename=source)
-        job_ids = []
-        for line, item in parsed:
-            if isinstance(item, TicketError):
-                record_input_error(session, batch_id=batch.id, line=line,
-                                   custom_id=item.custom_id, code=item.code, message=item.message)
-                continue
-            job = add_job(session, batch_id=batch.id, custom_id=item.custom_id, position=line,
-                          tenant=settings.tenant, collection=collection, question=item.question,
-                          acl=item.acl, metadata=_job_meta(item))
-            job_ids.append(job.id)
+        if options.webhook_url:
+            secret = webhook_secret(session, settings, tenant=caller.tenant,
+                                    url=options.webhook_url)
+        batch = create_batch(session, tenant=caller.tenant, collection=collection,
+                             input_filename=source, budget=options.budget,
+                             metadata=options.metadata, webhook_url=options.webhook_url,
+                             webhook_secret=secret)
+        job_ids, errors = _add_jobs(session, settings, caller, batch.id, parsed, collection,
+                                    options.budget)
         start_batch(session, batch_id=batch.id)
         batch_id = batch.id
     _enqueue(settings, job_ids)
-    return Submitted(batch_id, job_ids, sum(isinstance(i, TicketError) for _, i in parsed))
+    if not job_ids:
+        _send_webhooks(settings, [], batch_id)
+    return Submitted(batch_id, job_ids, errors, secret)
+
+
+def _add_jobs(session: Session, settings: Settings, caller: Caller, batch_id: str,
+              parsed: Parsed, collection: str, budget: dict[str, Any] | None
+              ) -> tuple[list[str], int]:
+    job_ids, errors = [], 0
+    for line, item in parsed:
+        acl = item if isinstance(item, TicketError) else _admit(session, settings, caller,
+                                                                line, item)
+        if isinstance(acl, TicketError):
+            record_input_error(session, batch_id=batch_id, line=line, custom_id=acl.custom_id,
+                               code=acl.code, message=acl.message)
+            errors += 1
+            continue
+        assert isinstance(item, Ticket)
+        job = add_job(session, batch_id=batch_id, custom_id=item.custom_id, position=line,
+                      tenant=caller.tenant, collection=collection, question=item.question,
+                      acl=acl, metadata=_job_meta(item, budget))
+        job_ids.append(job.id)
+    return job_ids, errors
 
 
 def _enqueue(settings: Settings, job_ids: Sequence[str]) -> None:
     app = client_app(settings)
-    for job_id in job_ids:
-        app.send_task(ROUTE, args=(job_id,))
+    # One producer (one broker connection) for the whole batch: thousands of sends otherwise
+    # each check a connection out of the pool.
+    with app.producer_or_acquire() as producer:
+        for job_id in job_ids:
+            app.send_task(ROUTE, args=(job_id,), producer=producer)
+
+
+def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | None) -> None:
+    """Enqueue the events a front-door action ended (a cancel, an all-invalid batch)."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        ids = first_attempts(session, job_ids=job_ids, batch_id=batch_id)
+    app = client_app(settings)
+    for webhook_id in ids:
+        app.send_task(DELIVER_WEBHOOK, args=(webhook_id, 1))
 
 
 def submit_file(settings: Settings, path: Path, *, collection: str) -> Submitted:
-    """Submit a JSONL ticket file. Raises InputError when the file is missing or too big."""
+    """Submit a JSONL ticket file. Raises InputError when the file is missing and
+    LimitExceededError when it is over a limit."""
     client_app(settings)  # fail before writing anything when the stack is down
     parsed = read_ticket_file(path, max_lines=settings.max_batch_lines,
-                              max_bytes=settings.max_batch_bytes)
+                              max_bytes=settings.max_batch_bytes,
+                              max_question_chars=settings.max_question_chars)
     return submit_tickets(settings, parsed, collection=collection, source=str(path))
+
+
+def submit_stream(settings: Settings, stream: IO[str], *, collection: str, source: str,
+                  caller: Caller, options: BatchOptions) -> Submitted:
+    """Submit a JSONL stream (an upload spooled to disk), parsed line by line. Raises
+    LimitExceededError when it passes a limit, before anything is recorded."""
+    client_app(settings)
+    parsed = read_tickets(stream, limits=limits_of(settings), source=source)
+    return submit_tickets(settings, parsed, collection=collection, source=source, caller=caller,
+                          options=options)
+
+
+@dataclass(frozen=True)
+class SubmittedJob:
+    job_id: str
+    webhook_secret: str | None = None
+
+
+def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
+               caller: Caller | None = None, custom_id: bool = True) -> SubmittedJob:
+    """Submit one ticket as a job outside any batch. Raises InputError when its ACL is outside
+    the caller's cap, WebhookUrlError when its webhook URL is refused."""
+    from ragq.errors import InputError
+
+    caller = caller or caller_of(settings)
+    client_app(settings)
+    secret = None
+    with session_scope(build_ledger_engine(settings)) as session:
+        acl = capped_acl(ticket, caller, 1)
+        if isinstance(acl, TicketError):
+            raise InputError(acl.message)
+        if ticket.webhook_url:
+            secret = webhook_secret(session, settings, tenant=caller.tenant,
+                                    url=ticket.webhook_url)
+        job_id = add_job(session, batch_id=None, position=None,
+                         custom_id=ticket.custom_id if custom_id else None,
+                         tenant=caller.tenant, collection=collection, question=ticket.question,
+                         acl=acl, metadata=_job_meta(ticket)).id
+    _enqueue(settings, [job_id])
+    return SubmittedJob(job_id, secret)
 
 
 def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str]) -> str:
     """Submit one question as a job outside any batch; returns the job id."""
     ticket = Ticket(custom_id="ask", question=question, acl=tuple(acl))
-    client_app(settings)
-    with session_scope(build_ledger_engine(settings)) as session:
-        job_id = add_job(session, batch_id=None, custom_id=None, position=None,
-                         tenant=settings.tenant, collection=collection, question=ticket.question,
-                         acl=ticket.acl, metadata=_job_meta(ticket)).id
-    _enqueue(settings, [job_id])
-    return job_id
-
-
-def describe(settings: Settings, target: str) -> dict[str, Any]:
-    """Status of a batch (counts) or a job (status, route, result). Raises InputError."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
-        try:
-            if target.startswith("bat_"):
-                return _batch_view(get_batch(session, batch_id=target))
-            job = get_job(session, job_id=target)
-        except LedgerNotFoundError as exc:
-            raise InputError(f"unknown id {target!r}: expected a batch (bat_…) or job (job_…) id"
-                             ) from exc
-        return {"id": job.id, "object": "job", "status": str(job.status), "route": job.route,
-                "question": job.question, "stop_reason": job.stop_reason,
-                "result": job.result, "created_at": job.created_at,
-                "finished_at": job.finished_at}
-
-
-def _batch_view(batch: Any) -> dict[str, Any]:
-    done = (batch.completed_count + batch.insufficient_evidence_count +
-            batch.budget_exhausted_count + batch.failed_count + batch.cancelled_count)
-    return {
-        "id": batch.id, "object": "batch", "status": str(batch.status),
-        "collection": batch.collection, "input_file": batch.input_filename,
-        "counts": {"total": batch.total_count, "finished": done,
-                   "completed": batch.completed_count,
-                   "insufficient_evidence": batch.insufficient_evidence_count,
-                   "budget_exhausted": batch.budget_exhausted_count,
-                   "failed": batch.failed_count, "cancelled": batch.cancelled_count,
-                   "invalid": batch.invalid_count},
-        "created_at": batch.created_at, "started_at": batch.started_at,
-        "finished_at": batch.finished_at,
-    }
+    return submit_job(settings, ticket, collection=collection, custom_id=False).job_id
 
 
 def wait(settings: Settings, target: str, *, on_progress: Callable[[int, int], None] | None = None,
@@ -151,36 +240,23 @@ def wait(settings: Settings, target: str, *, on_progress: Callable[[int, int], N
         time.sleep(poll_s)
 
 
-def results(settings: Settings, batch_id: str) -> list[dict[str, Any]]:
-    """One result per job of the batch, in input order; unfinished jobs show their status."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
-        get_batch(session, batch_id=batch_id)
-        return [job.result or {"custom_id": job.custom_id, "job_id": job.id,
-                               "status": str(job.status), "route": job.route}
-                for job in batch_jobs(session, batch_id=batch_id)]
-
-
-def errors(settings: Settings, batch_id: str) -> list[dict[str, Any]]:
-    """The batch's rejected lines, then its failed jobs, as errors JSONL records."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
-        get_batch(session, batch_id=batch_id)
-        out: list[dict[str, Any]] = [
-            {"line": e.line, "custom_id": e.custom_id,
-             "error": {"code": e.code, "message": e.message}}
-            for e in batch_errors(session, batch_id=batch_id)
-        ]
-        out += [{"line": job.position, "custom_id": job.custom_id, "job_id": job.id,
-                 "error": job.error or {"code": "failed"}}
-                for job in batch_jobs(session, batch_id=batch_id) if job.status == "failed"]
-        return out
-
-
-def cancel(settings: Settings, target: str) -> int:
-    """Cancel a batch's open jobs, or one job; returns how many jobs were cancelled."""
+def cancel(settings: Settings, target: str, *, caller: Caller | None = None) -> int:
+    """Cancel a batch's open jobs, or one job; returns how many jobs were cancelled. Running
+    jobs stop at their next step; finished results are kept. Raises NotFoundError."""
+    kind = "batch" if target.startswith("bat_") else "job"
     with session_scope(build_ledger_engine(settings)) as session:
         try:
-            if target.startswith("bat_"):
-                return cancel_batch(session, batch_id=target)
-            return int(cancel_job(session, job_id=target))
+            row = (get_batch(session, batch_id=target) if kind == "batch"
+                   else get_job(session, job_id=target))
+            require_tenant(row, caller, kind=kind, key=target)
+            if kind == "batch":
+                count = cancel_batch(session, batch_id=target)
+                job_ids = [j.id for j in batch_jobs(session, batch_id=target)]
+                batch_id: str | None = target
+            else:
+                count = int(cancel_job(session, job_id=target))
+                job_ids, batch_id = [target], getattr(row, "batch_id", None)
         except LedgerNotFoundError as exc:
-            raise InputError(f"unknown id {target!r}") from exc
+            raise not_found(exc, kind, target) from exc
+    _send_webhooks(settings, job_ids, batch_id)
+    return count

@@ -16,7 +16,7 @@ from workers.stack_state import effective_broker_url
 #: Modules whose tasks a worker registers.
 TASK_MODULES = [
     "tasks.diagnostics", "tasks.ingest", "tasks.search", "tasks.sub_queries", "tasks.job_steps",
-    "tasks.synthesis",
+    "tasks.synthesis", "tasks.webhooks",
 ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 import time
 import uuid
@@ -110,7 +111,7 @@ def _start_valkey(settings: Settings) -> tuple[str, ProcessRecord]:
     return url, record
 
 
-def up(settings: Settings, *, flower: bool = False) -> StackState:
+def up(settings: Settings, *, flower: bool = False, api: bool = False) -> StackState:
     """Start the stack (idempotent: a running stack is returned as it is).
 
     Raises StackError, after stopping whatever it had started, when a part fails to come up.
@@ -126,14 +127,14 @@ def up(settings: Settings, *, flower: bool = False) -> StackState:
     upgrade(settings.ledger_url)
     state = StackState()
     try:
-        _start_all(settings, state, flower=flower)
+        _start_all(settings, state, flower=flower, api=api)
     except BaseException:
         down(settings)
         raise
     return state
 
 
-def _start_all(settings: Settings, state: StackState, *, flower: bool) -> None:
+def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool) -> None:
     if settings.uses_embedded_broker:
         state.broker_url, valkey = _start_valkey(settings)
         state.processes.append(valkey)
@@ -154,7 +155,28 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool) -> None:
                 f"--port={settings.flower_port}", f"--address={settings.embedded_host}"]
         state.processes.append(spawn("flower", argv, flower_env, settings.log_dir / "flower.log"))
         save_state(settings, state)
+    if api:
+        _start_api(settings, state, env)
     _wait_for_workers(settings, state, nodes)
+
+
+def _start_api(settings: Settings, state: StackState, env: dict[str, str]) -> None:
+    """`ragq serve` as one more owned process; waits until it accepts connections."""
+    argv = [sys.executable, "-m", "cli", "serve", "--host", settings.api_host,
+            "--port", str(settings.api_port)]
+    record = spawn("api", argv, env, settings.log_dir / "api.log")
+    state.processes.append(record)
+    save_state(settings, state)
+    deadline = time.monotonic() + settings.start_timeout_s
+    while time.monotonic() < deadline:
+        if not record.is_running():
+            raise StackError(f"api exited at start:\n{log_tail(record.log)}")
+        try:
+            socket.create_connection((settings.api_host, settings.api_port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise StackError(f"api did not listen within {settings.start_timeout_s}s")
 
 
 def _wait_for_workers(settings: Settings, state: StackState, prefixes: Sequence[str]) -> None:

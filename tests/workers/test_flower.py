@@ -1,4 +1,5 @@
-"""`ragq up --flower`: Flower runs against the same broker and lists the workers and tasks."""
+"""`ragq up --flower --api`: Flower runs against the same broker and lists the workers and the
+tasks of a job by its id; the API runs as one more owned process that `ragq down` stops."""
 
 from __future__ import annotations
 
@@ -7,11 +8,16 @@ import os
 import time
 import urllib.request
 
+import httpx
+import pytest
+
+import submission
 from ragq.settings import build_settings
 from workers import supervisor
 from workers.client import call
 from workers.processes import free_port
 from workers.queues import Queue, task_name
+from workers.stack_state import load_state
 
 
 def get_json(url: str) -> object:
@@ -32,22 +38,57 @@ def wait_for(predicate, timeout_s: float = 30.0):
     raise AssertionError("condition not met in time")
 
 
-def test_flower_lists_the_workers_and_their_tasks(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def full_stack(tmp_path_factory):
+    saved = dict(os.environ)
     for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
-        monkeypatch.delenv(key)
-    port = free_port("127.0.0.1")
-    settings = build_settings(home=tmp_path / "home", flower_port=port)
-    monkeypatch.setenv("RAGQ_HOME", str(settings.home))
-    monkeypatch.setenv("RAGQ_FLOWER_PORT", str(port))
-    supervisor.up(settings, flower=True)
+        del os.environ[key]
+    flower_port, api_port = free_port("127.0.0.1"), free_port("127.0.0.1")
+    settings = build_settings(home=tmp_path_factory.mktemp("flower") / "home",
+                              flower_port=flower_port, api_port=api_port)
+    os.environ.update({"RAGQ_HOME": str(settings.home), "RAGQ_FLOWER_PORT": str(flower_port),
+                       "RAGQ_API_PORT": str(api_port)})
+    supervisor.up(settings, flower=True, api=True)
     try:
-        base = f"http://127.0.0.1:{port}"
-        workers = wait_for(lambda: get_json(f"{base}/api/workers?refresh=1"))
-        assert sorted(name.split("-")[0] for name in workers) == ["general", "vector"]
-        assert call(settings, task_name(Queue.BOOKKEEPING, "echo"), 41) ["value"] == 41
-        tasks = wait_for(lambda: [t for t in get_json(f"{base}/api/tasks").values()
-                                  if t["name"] == "ragq.bookkeeping.echo"
-                                  and t["state"] == "SUCCESS"])
-        assert tasks[0]["args"] == "(41,)"
+        yield settings
     finally:
         supervisor.down(settings)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_flower_lists_the_workers_and_their_tasks(full_stack):
+    settings = full_stack
+    base = f"http://127.0.0.1:{settings.flower_port}"
+    workers = wait_for(lambda: get_json(f"{base}/api/workers?refresh=1"))
+    assert sorted(name.split("-")[0] for name in workers) == ["general", "vector"]
+    assert call(settings, task_name(Queue.BOOKKEEPING, "echo"), 41) ["value"] == 41
+    tasks = wait_for(lambda: [t for t in get_json(f"{base}/api/tasks").values()
+                              if t["name"] == "ragq.bookkeeping.echo"
+                              and t["state"] == "SUCCESS"])
+    assert tasks[0]["args"] == "(41,)"
+
+
+def test_flower_shows_the_tasks_of_a_job_by_its_id(full_stack):
+    settings = full_stack
+    base = f"http://127.0.0.1:{settings.flower_port}"
+    job_id = submission.ask(settings, "Who wrote the manual?", collection="nothing_here",
+                            acl=["public"])
+    submission.wait(settings, job_id, timeout_s=60)
+
+    def job_tasks() -> list[dict]:
+        return [t for t in get_json(f"{base}/api/tasks").values() if job_id in (t["args"] or "")]
+
+    tasks = wait_for(lambda: [t for t in job_tasks() if t["name"] == "ragq.models.route"])
+    assert tasks[0]["args"] == f"('{job_id}',)"
+    assert all(len(t["args"]) < 300 for t in job_tasks())  # ids and small values, no blobs
+
+
+def test_the_api_runs_as_an_owned_process_of_the_stack(full_stack):
+    settings = full_stack
+    state = load_state(settings)
+    (api,) = [p for p in state.processes if p.name == "api"]
+    assert api.is_running()
+    health = httpx.get(f"http://127.0.0.1:{settings.api_port}/healthz", timeout=10)
+    assert health.status_code == 200, health.text
+    assert httpx.get(f"http://127.0.0.1:{settings.api_port}/v1/batches").status_code == 401

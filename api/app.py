@@ -1,0 +1,27 @@
+"""The FastAPI application: ``create_api(settings)`` wires settings, ledger, metrics, routes."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from api import errors
+from api.metrics import build_registry
+from api.routers import batches, jobs, ops
+from ragq.adapters import build_ledger_engine
+from ragq.settings import Settings
+
+DESCRIPTION = """Submit questions and JSONL ticket batches, follow them, fetch results with
+their evidence and cost. Authenticate with `Authorization: Bearer <key>` (`ragq keys create`).
+Webhooks follow Standard Webhooks; verify them with `webhooks.verify_signature`."""
+
+
+def create_api(settings: Settings) -> FastAPI:
+    """An app serving ``settings``' stack; several may live in one process (tests)."""
+    app = FastAPI(title="ragq", version="1", description=DESCRIPTION)
+    app.state.settings = settings
+    app.state.engine = build_ledger_engine(settings)
+    app.state.registry = build_registry(settings, app.state.engine)
+    errors.install(app)
+    for router in (batches.router, jobs.router, ops.router):
+        app.include_router(router)
+    return app

@@ -1,0 +1,86 @@
+"""Prometheus metrics (SPEC C17), collected at scrape time from the ledger and the broker.
+
+Each app has its own registry, so several apps (tests) never share or double-register metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import redis
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from ledger import session_scope
+from ledger.models import BatchRow, JobRow, ModelCallRow, WebhookDeliveryRow, WebhookEndpointRow
+from ragq.settings import Settings
+from schemas.statuses import BatchStatus, JobStatus
+from workers.queues import Queue
+from workers.stack_state import effective_broker_url
+
+log = logging.getLogger(__name__)
+
+
+def queue_depths(broker_url: str | None) -> dict[str, int]:
+    """Messages waiting per queue (LLEN of each queue's list on a Redis broker); empty when the
+    broker is not Redis or does not answer."""
+    if not broker_url or not broker_url.startswith(("redis://", "rediss://")):
+        return {}
+    try:
+        client = redis.Redis.from_url(broker_url, socket_timeout=1, socket_connect_timeout=1)
+        with client:
+            return {q.value: int(client.llen(q.value)) for q in Queue}
+    except redis.RedisError as exc:
+        log.warning("queue depth unavailable from %s: %s", broker_url, exc)
+        return {}
+
+
+class LedgerCollector(Collector):
+    """Jobs by status, batches in progress, budget exhaustion, cost, webhook failures, queues."""
+
+    def __init__(self, settings: Settings, engine: Engine):
+        self._settings = settings
+        self._engine = engine
+
+    def collect(self) -> Iterator[Metric]:
+        with session_scope(self._engine, readonly=True) as session:
+            by_status = dict(session.execute(
+                select(JobRow.status, func.count()).group_by(JobRow.status)).all())
+            running = session.scalar(select(func.count()).select_from(BatchRow).where(
+                BatchRow.status == BatchStatus.IN_PROGRESS)) or 0
+            cost = session.scalar(select(func.coalesce(func.sum(ModelCallRow.cost_usd), 0))) or 0
+            failed = session.scalar(select(func.count()).select_from(WebhookDeliveryRow).where(
+                WebhookDeliveryRow.status_code.is_(None) | (WebhookDeliveryRow.status_code >= 300),
+                WebhookDeliveryRow.error.is_not(None), WebhookDeliveryRow.error != "sending",
+            )) or 0
+            disabled = session.scalar(select(func.count()).select_from(WebhookEndpointRow)
+                                      .where(WebhookEndpointRow.disabled_at.is_not(None))) or 0
+        jobs = GaugeMetricFamily("ragq_jobs", "Jobs by status.", labels=["status"])
+        for status in JobStatus:
+            jobs.add_metric([status.value], int(by_status.get(status, 0)))
+        yield jobs
+        yield GaugeMetricFamily("ragq_batches_in_progress", "Batches in progress.", value=running)
+        yield CounterMetricFamily("ragq_budget_exhausted_jobs", "Jobs that ran out of budget.",
+                                  value=int(by_status.get(JobStatus.BUDGET_EXHAUSTED, 0)))
+        yield CounterMetricFamily("ragq_cost_usd", "Model cost recorded in the ledger, USD.",
+                                  value=float(cost))
+        yield CounterMetricFamily("ragq_webhook_failed_attempts",
+                                  "Webhook attempts without a 2xx answer.", value=int(failed))
+        yield GaugeMetricFamily("ragq_webhook_endpoints_disabled",
+                                "Webhook endpoints disabled by a 410.", value=int(disabled))
+        depth = GaugeMetricFamily("ragq_queue_depth", "Messages waiting per queue.",
+                                  labels=["queue"])
+        for queue, n in queue_depths(effective_broker_url(self._settings)).items():
+            depth.add_metric([queue], n)
+        yield depth
+
+
+def build_registry(settings: Settings, engine: Engine) -> CollectorRegistry:
+    """A registry of its own, with the ledger collector."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(LedgerCollector(settings, engine))
+    return registry

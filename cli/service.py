@@ -1,0 +1,62 @@
+"""`ragq serve`, `ragq keys create` and `ragq webhooks verify`: the HTTP service's commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.output import console, emit_json, fail
+from ragq.errors import WebhookSignatureError
+from ragq.settings import Settings
+
+keys_app = typer.Typer(help="API keys of tenants.", no_args_is_help=True)
+webhooks_app = typer.Typer(help="Webhook helpers for receivers.", no_args_is_help=True)
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def serve(settings: Settings, *, host: str | None, port: int | None) -> None:
+    """Serve the HTTP API in the foreground."""
+    from api import serve as run
+    from ledger import upgrade
+
+    upgrade(settings.ledger_url)
+    host, port = host or settings.api_host, port or settings.api_port
+    console.print(f"ragq API on http://{host}:{port} (OpenAPI at /docs)", highlight=False)
+    run(settings, host=host, port=port)
+
+
+def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool) -> None:
+    """Create a key, print it once."""
+    from ledger import create_api_key, session_scope, upgrade
+    from ragq.adapters import build_ledger_engine
+
+    upgrade(settings.ledger_url)
+    with session_scope(build_ledger_engine(settings)) as session:
+        row, key = create_api_key(session, tenant=tenant, acl=acl)
+    if as_json:
+        emit_json({"key": key, "id": row.id, "tenant": tenant, "acl": acl})
+    else:
+        typer.echo(key)
+        console.print(f"tenant {tenant}, acl {','.join(acl)} — shown once; store it now",
+                      style="dim", highlight=False)
+
+
+def verify(secret: str, *, msg_id: str, timestamp: str, signature: str, body_file: Path,
+           tolerance_s: int, as_json: bool) -> None:
+    """Check a received webhook; exit 1 when it does not verify."""
+    from webhooks import verify_signature
+
+    try:
+        verify_signature(secret, msg_id=msg_id, timestamp=timestamp, body=body_file.read_bytes(),
+                         signature=signature, tolerance_s=tolerance_s)
+    except WebhookSignatureError as exc:
+        if as_json:
+            emit_json({"valid": False, "reason": str(exc)})
+            raise SystemExit(1) from exc
+        fail(f"signature does not verify: {exc}")
+    if as_json:
+        emit_json({"valid": True})
+    else:
+        console.print("[green]valid[/]: signed with this secret, timestamp within tolerance")

@@ -1,0 +1,167 @@
+"""Reading batches and jobs back for the front doors: status, lists, results, errors, evidence
+and the ledger trail of a job. Every reader takes an optional :class:`Caller`; another tenant's
+batch or job is reported as not found."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, inspect, select
+from sqlalchemy.orm import Session
+
+from ledger import (
+    batch_errors,
+    batch_jobs,
+    get_batch,
+    get_job,
+    job_evidence,
+    list_batches,
+    session_scope,
+)
+from ledger.errors import LedgerNotFoundError
+from ledger.models import (
+    AnswerRow,
+    BatchRow,
+    BudgetChargeRow,
+    JobRow,
+    ModelCallRow,
+    PlanRow,
+    RetrievalRequestRow,
+    SubQueryRow,
+    SufficiencyCheckRow,
+    VerificationRow,
+    WebhookDeliveryRow,
+)
+from ragq.adapters import build_ledger_engine
+from ragq.settings import Settings
+from submission.access import Caller, not_found, require_tenant
+
+TRAIL = [PlanRow, SubQueryRow, RetrievalRequestRow, SufficiencyCheckRow, VerificationRow,
+         ModelCallRow, BudgetChargeRow, AnswerRow, WebhookDeliveryRow]
+
+
+def _batch(session: Session, batch_id: str, caller: Caller | None) -> BatchRow:
+    try:
+        batch = get_batch(session, batch_id=batch_id)
+    except LedgerNotFoundError as exc:
+        raise not_found(exc, "batch", batch_id) from exc
+    require_tenant(batch, caller, kind="batch", key=batch_id)
+    return batch
+
+
+def _job(session: Session, job_id: str, caller: Caller | None) -> JobRow:
+    try:
+        job = get_job(session, job_id=job_id)
+    except LedgerNotFoundError as exc:
+        raise not_found(exc, "job", job_id) from exc
+    require_tenant(job, caller, kind="job", key=job_id)
+    return job
+
+
+def _batch_cost(session: Session, batch_id: str) -> float:
+    total = session.scalar(select(func.coalesce(func.sum(ModelCallRow.cost_usd), 0))
+                           .join(JobRow, JobRow.id == ModelCallRow.job_id)
+                           .where(JobRow.batch_id == batch_id))
+    return float(total or 0)
+
+
+def batch_view(batch: BatchRow, cost_usd: float | None = None) -> dict[str, Any]:
+    """A batch as the front doors show it (status, counts, timestamps, cost so far)."""
+    done = (batch.completed_count + batch.insufficient_evidence_count +
+            batch.budget_exhausted_count + batch.failed_count + batch.cancelled_count)
+    return {
+        "id": batch.id, "object": "batch", "status": str(batch.status),
+        "collection": batch.collection, "input_file": batch.input_filename,
+        "counts": {"total": batch.total_count, "finished": done,
+                   "completed": batch.completed_count,
+                   "insufficient_evidence": batch.insufficient_evidence_count,
+                   "budget_exhausted": batch.budget_exhausted_count,
+                   "failed": batch.failed_count, "cancelled": batch.cancelled_count,
+                   "invalid": batch.invalid_count},
+        "cost_usd": cost_usd, "webhook_url": batch.webhook_url, "metadata": batch.meta,
+        "created_at": batch.created_at, "started_at": batch.started_at,
+        "finished_at": batch.finished_at,
+    }
+
+
+def job_view(job: JobRow) -> dict[str, Any]:
+    """A job as the front doors show it (status, route, result when finished)."""
+    return {"id": job.id, "object": "job", "batch_id": job.batch_id, "custom_id": job.custom_id,
+            "status": str(job.status), "route": job.route, "question": job.question,
+            "stop_reason": job.stop_reason, "result": job.result, "created_at": job.created_at,
+            "started_at": job.started_at, "finished_at": job.finished_at}
+
+
+def describe(settings: Settings, target: str, *, caller: Caller | None = None
+             ) -> dict[str, Any]:
+    """Status of a batch (counts, cost so far) or a job (status, route, result). Raises
+    NotFoundError for an unknown id or another tenant's."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        if target.startswith("bat_"):
+            return batch_view(_batch(session, target, caller), _batch_cost(session, target))
+        return job_view(_job(session, target, caller))
+
+
+def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: str | None
+                     ) -> list[dict[str, Any]]:
+    """The caller's batches, newest first, ``limit`` after the cursor ``after`` (a batch id)."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        return [batch_view(b) for b in list_batches(session, tenant=caller.tenant, limit=limit,
+                                                    after=after)]
+
+
+def results(settings: Settings, batch_id: str, *, caller: Caller | None = None
+            ) -> list[dict[str, Any]]:
+    """One result per job of the batch, in input order; unfinished jobs show their status."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        _batch(session, batch_id, caller)
+        return [job.result or {"custom_id": job.custom_id, "job_id": job.id,
+                               "status": str(job.status), "route": job.route}
+                for job in batch_jobs(session, batch_id=batch_id)]
+
+
+def errors(settings: Settings, batch_id: str, *, caller: Caller | None = None
+           ) -> list[dict[str, Any]]:
+    """The batch's rejected lines, then its failed jobs, as errors JSONL records."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        _batch(session, batch_id, caller)
+        out: list[dict[str, Any]] = [
+            {"line": e.line, "custom_id": e.custom_id,
+             "error": {"code": e.code, "message": e.message}}
+            for e in batch_errors(session, batch_id=batch_id)
+        ]
+        out += [{"line": job.position, "custom_id": job.custom_id, "job_id": job.id,
+                 "error": job.error or {"code": "failed"}}
+                for job in batch_jobs(session, batch_id=batch_id) if job.status == "failed"]
+        return out
+
+
+def evidence(settings: Settings, job_id: str, *, caller: Caller | None = None
+             ) -> list[dict[str, Any]]:
+    """Every evidence item the job retrieved: document, chunk, score, version, sub-query, and
+    whether it reached the answer model."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        _job(session, job_id, caller)
+        return [_row_dict(r) for r in job_evidence(session, job_id=job_id)]
+
+
+def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> dict[str, Any]:
+    """The job's ledger: every plan, sub-query, retrieval, check, verification, model call,
+    budget charge, answer and webhook delivery, oldest first, by table."""
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        job = _job(session, job_id, caller)
+        out: dict[str, Any] = {"job": job_view(job)}
+        for model in TRAIL:
+            rows = session.scalars(select(model).where(model.job_id == job_id)
+                                   .order_by(model.created_at))
+            out[model.__tablename__] = [_row_dict(r) for r in rows]
+        return out
+
+
+def _row_dict(row: Any) -> dict[str, Any]:
+    values = {}
+    for attr in inspect(row).mapper.column_attrs:
+        value = getattr(row, attr.key)
+        values[attr.key] = float(value) if isinstance(value, Decimal) else value
+    return values

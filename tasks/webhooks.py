@@ -1,0 +1,139 @@
+"""Webhook delivery (SPEC C15): one task per attempt, on the bookkeeping queue.
+
+Events are recorded by the ledger when a job or batch ends; whoever ended it calls
+:func:`enqueue_webhooks` after committing. An attempt is claimed before it is sent, so duplicate
+tasks (a redelivered finalize enqueues again) send it once; a failed attempt schedules the next
+one as a new ledger row and a task with a countdown.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from celery import Celery, shared_task
+from sqlalchemy.engine import Engine
+
+from ledger import (
+    ClaimedDelivery,
+    claim_delivery,
+    disable_endpoint,
+    first_attempts,
+    get_job,
+    record_attempt,
+    schedule_attempt,
+    session_scope,
+    utcnow,
+)
+from orchestration.webhook_retry import NextStep, next_step, retry_delay_s
+from ragq.errors import WebhookSendError, WebhookUrlError
+from ragq.settings import Settings
+from schemas.webhook import render_body
+from tasks.runtime import resources, settings
+from webhooks import SendOutcome, WebhookSender, check_url
+from webhooks.urls import Resolver, resolve_host
+from workers.queues import Queue, task_name
+
+log = logging.getLogger(__name__)
+DELIVER = task_name(Queue.BOOKKEEPING, "deliver_webhook")
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    """What one attempt came to, and when the next one is due (``delay_s``) if any."""
+
+    step: NextStep
+    status_code: int | None = None
+    delay_s: float | None = None
+
+
+def _send(claimed: ClaimedDelivery, sender: WebhookSender, cfg: Settings,
+          resolve: Resolver) -> tuple[SendOutcome | None, str | None, bool]:
+    """(answer, error, retryable): the URL is checked again here, since DNS can change."""
+    if claimed.disabled:
+        return None, "endpoint disabled (410 Gone)", False
+    if claimed.secret is None:
+        return None, "endpoint has no secret", False
+    try:
+        check_url(claimed.url, allow_private=cfg.webhook_allow_private, resolve=resolve)
+        body = render_body(claimed.payload, base_url=cfg.api_base_url)
+        outcome = sender.send(claimed.url, secret=claimed.secret, msg_id=claimed.webhook_id,
+                              body=body)
+    except WebhookUrlError as exc:
+        return None, str(exc), False
+    except WebhookSendError as exc:
+        return None, str(exc), exc.retryable
+    error = None if outcome.ok else f"HTTP {outcome.status_code}"
+    return outcome, error, True
+
+
+def deliver(engine: Engine, sender: WebhookSender, cfg: Settings, *, webhook_id: str,
+            attempt: int, resolve: Resolver = resolve_host) -> AttemptResult | None:
+    """Make attempt ``attempt`` of event ``webhook_id`` and record it; None when another task
+    already made it. On a retryable failure the next attempt is recorded, due after the
+    returned ``delay_s``."""
+    with session_scope(engine) as session:
+        claimed = claim_delivery(session, webhook_id=webhook_id, attempt=attempt)
+    if claimed is None:
+        return None
+    outcome, error, retryable = _send(claimed, sender, cfg, resolve)
+    code = outcome.status_code if outcome else None
+    step = next_step(code, attempt=attempt, max_attempts=cfg.webhook_max_attempts,
+                     retryable=retryable)
+    delay = None
+    with session_scope(engine) as session:
+        record_attempt(session, webhook_id=webhook_id, attempt=attempt, status_code=code,
+                       error=error)
+        if step is NextStep.DISABLE and claimed.endpoint_id:
+            disable_endpoint(session, endpoint_id=claimed.endpoint_id,
+                             reason=f"410 Gone from {claimed.url} on {webhook_id}")
+        if step is NextStep.RETRY:
+            delay = retry_delay_s(attempt, base_s=cfg.webhook_backoff_base_s,
+                                  max_s=cfg.webhook_backoff_max_s,
+                                  retry_after_s=outcome.retry_after_s if outcome else None)
+            schedule_attempt(session, webhook_id=webhook_id, attempt=attempt + 1,
+                             at=utcnow() + timedelta(seconds=delay))
+    log.info("webhook=%s attempt=%d status=%s step=%s", webhook_id, attempt, code, step)
+    return AttemptResult(step, code, delay)
+
+
+@shared_task(name=DELIVER, bind=True)
+def deliver_webhook(self: Any, webhook_id: str, attempt: int = 1) -> str:
+    """Send one attempt of one event; schedule the next attempt when it fails."""
+    res = resources(self)
+    from ragq.adapters import build_webhook_sender
+
+    result = deliver(res.engine, build_webhook_sender(settings(self)), settings(self),
+                     webhook_id=webhook_id, attempt=attempt)
+    if result is None:
+        return "already_sent"
+    if result.step is NextStep.RETRY and result.delay_s is not None:
+        self.app.send_task(DELIVER, args=(webhook_id, attempt + 1), countdown=result.delay_s)
+    return result.step.value
+
+
+def send_deliveries(app: Celery, webhook_ids: Iterable[str]) -> int:
+    """Enqueue the first attempt of each event; returns how many were enqueued."""
+    count = 0
+    for webhook_id in webhook_ids:
+        app.send_task(DELIVER, args=(webhook_id, 1))
+        count += 1
+    return count
+
+
+def enqueue_webhooks(app: Celery, engine: Engine, *, job_id: str) -> int:
+    """Enqueue the unsent events of a job and of its batch (call after the ending committed).
+
+    Safe to call again (a redelivered task does): a duplicate task finds its attempt claimed.
+    """
+    with session_scope(engine, readonly=True) as session:
+        batch_id = get_job(session, job_id=job_id).batch_id
+        ids = first_attempts(session, job_ids=[job_id], batch_id=batch_id)
+    return send_deliveries(app, ids)
+
+
+__all__ = ["DELIVER", "AttemptResult", "deliver", "deliver_webhook", "enqueue_webhooks",
+           "send_deliveries"]

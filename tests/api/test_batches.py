@@ -1,0 +1,137 @@
+"""Batches over HTTP: JSONL uploads, limits that name the line, SSRF-guarded webhook URLs,
+cancellation that keeps finished results."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from api import ApiServer
+from ingestion.submit import ingest_path
+from ledger import session_scope
+from ledger.models import ModelCallRow, RetrievalRequestRow, SubQueryRow
+from ragq.adapters import build_ledger_engine
+from tests.api.conftest import auth, wait_batch, wait_until
+from tests.tasks.test_flow import BRIDGE_DOCS, BRIDGE_QUESTION, write_jsonl
+
+
+@pytest.fixture(scope="module")
+def strict_api(stack):
+    """An API with small limits and no private webhook targets, on the same stack."""
+    settings = stack.settings.model_copy(update={
+        "max_batch_lines": 3, "max_batch_bytes": 1500, "max_question_chars": 60,
+        "webhook_allow_private": False})
+    with ApiServer(settings) as server:
+        yield server.base_url
+
+
+def jsonl(records: list[dict]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def tickets(n: int, question: str = "How are webhooks signed?") -> list[dict]:
+    return [{"custom_id": f"t{i}", "question": question} for i in range(n)]
+
+
+def test_a_jsonl_upload_creates_a_batch_with_bad_lines_in_its_errors(api, make_key, collection):
+    key = make_key("uploader")
+    body = jsonl(tickets(2)) + b'{"custom_id": "broken", "question": \n'
+    raw = httpx.post(f"{api}/v1/batches", headers={**auth(key), "content-type":
+                     "application/jsonl"}, content=body, params={"collection": collection})
+    assert raw.status_code == 201, raw.text
+    form = httpx.post(f"{api}/v1/batches", headers=auth(key), data={"collection": collection},
+                      files={"file": ("t.jsonl", jsonl(tickets(1)), "application/jsonl")})
+    assert form.status_code == 201, form.text
+    view = wait_batch(api, key, raw.json()["id"])
+    assert view["counts"]["total"] == 2 and view["counts"]["invalid"] == 1
+    assert view["cost_usd"] is not None and view["webhook_url"] is None
+    errors = [json.loads(x) for x in httpx.get(
+        f"{api}/v1/batches/{raw.json()['id']}/errors", headers=auth(key)).iter_lines() if x]
+    (error,) = [e for e in errors if "job_id" not in e]  # the rest: jobs on an empty collection
+    assert error["line"] == 3 and error["error"]["code"] == "invalid_json"
+    assert wait_batch(api, key, form.json()["id"])["input_file"] == "t.jsonl"
+
+
+def test_over_limit_uploads_are_refused_whole_naming_the_line(strict_api, make_key):
+    key = make_key("limited")
+    headers = {**auth(key), "content-type": "application/jsonl"}
+    lines = httpx.post(f"{strict_api}/v1/batches", headers=headers, content=jsonl(tickets(4)))
+    assert lines.status_code == 413
+    assert lines.json()["error"]["line"] == 4
+    assert "RAGQ_MAX_BATCH_LINES" in lines.json()["error"]["message"]
+    as_json = httpx.post(f"{strict_api}/v1/batches", headers=auth(key),
+                         json={"tickets": tickets(4)})
+    assert as_json.status_code == 413 and as_json.json()["error"]["limit"] == "max_batch_lines"
+    big = httpx.post(f"{strict_api}/v1/batches", headers=headers,
+                     content=jsonl(tickets(3, "x" * 50)) + b" " * 1500)
+    assert big.status_code == 413 and "RAGQ_MAX_BATCH_BYTES" in big.text
+    long = tickets(3)
+    long[1]["question"] = "why " * 30
+    too_long = httpx.post(f"{strict_api}/v1/batches", headers=headers, content=jsonl(long))
+    assert too_long.status_code == 422
+    assert too_long.json()["error"]["line"] == 2
+    assert "over the limit of 60" in too_long.json()["error"]["message"]
+    job = httpx.post(f"{strict_api}/v1/jobs", headers=auth(key), json={"question": "why " * 30})
+    assert job.status_code == 422 and "RAGQ_MAX_QUESTION_CHARS" in job.text
+    listed = httpx.get(f"{strict_api}/v1/batches", headers=auth(key)).json()
+    assert listed["data"] == []  # nothing was half-accepted
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/hook", "http://10.0.0.1/hook",
+                                 "ftp://example.com/hook"])
+def test_private_and_loopback_webhook_targets_are_refused(strict_api, make_key, url):
+    key = make_key("ssrf")
+    batch = httpx.post(f"{strict_api}/v1/batches", headers=auth(key),
+                       json={"tickets": tickets(1), "webhook_url": url})
+    assert batch.status_code == 422 and batch.json()["error"]["code"] == "invalid_webhook_url"
+    job = httpx.post(f"{strict_api}/v1/jobs", headers=auth(key),
+                     json={"question": "Hi?", "webhook_url": url})
+    assert job.status_code == 422
+    per_ticket = httpx.post(f"{strict_api}/v1/batches", headers=auth(key), json={
+        "tickets": [{**tickets(1)[0], "webhook_url": url}]})
+    assert per_ticket.status_code == 201
+    assert per_ticket.json()["counts"]["invalid"] == 1
+
+
+def ledger_rows(settings, job_ids: list[str]) -> int:
+    with session_scope(build_ledger_engine(settings)) as session:
+        return sum(session.scalar(select(func.count()).select_from(t).where(t.job_id.in_(job_ids)))
+                   for t in (SubQueryRow, RetrievalRequestRow, ModelCallRow))
+
+
+def test_cancel_over_http_stops_open_jobs_and_keeps_finished_results(
+        stack, api, make_key, collection, tmp_path):
+    ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
+                collection=collection)
+    key = make_key("canceller")
+    batch = httpx.post(f"{api}/v1/batches", headers=auth(key), json={
+        "collection": collection, "tickets": tickets(30, BRIDGE_QUESTION)}).json()
+    wait_until(lambda: httpx.get(f"{api}/v1/batches/{batch['id']}", headers=auth(key))
+               .json()["counts"]["completed"] >= 1)
+    cancelled = httpx.post(f"{api}/v1/batches/{batch['id']}/cancel", headers=auth(key))
+    assert cancelled.status_code == 200
+    count = cancelled.json()["cancelled_jobs"]
+    view = wait_batch(api, key, batch["id"])
+    assert view["status"] == "cancelled" and view["counts"]["cancelled"] == count >= 1
+    got = [json.loads(x) for x in httpx.get(f"{api}/v1/batches/{batch['id']}/results",
+                                            headers=auth(key)).iter_lines() if x]
+    finished = [r for r in got if r["status"] == "completed"]
+    assert finished and all(r["answer"] for r in finished)
+    stopped = [r["job_id"] for r in got if r["status"] == "cancelled"]
+    assert len(stopped) == count
+    # In-flight steps may finish; after them no cancelled job gets new work.
+    before, deadline = None, time.monotonic() + 60
+    while time.monotonic() < deadline:
+        now = ledger_rows(stack.settings, stopped)
+        if now == before:
+            break
+        before = now
+        time.sleep(1.5)
+    assert now == before
+    again = httpx.post(f"{api}/v1/batches/{batch['id']}/cancel", headers=auth(key)).json()
+    assert again["cancelled_jobs"] == 0
+    assert httpx.post(f"{api}/v1/batches/bat_nope/cancel", headers=auth(key)).status_code == 404

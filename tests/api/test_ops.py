@@ -1,0 +1,51 @@
+"""/healthz reports each component and fails with 503 when one is down; /metrics exposes the
+ledger and queue figures in Prometheus format; the OpenAPI document lists the contract routes."""
+
+from __future__ import annotations
+
+import httpx
+
+from api import ApiServer
+from workers.processes import free_port
+
+
+def test_healthz_is_200_with_every_component_up(api):
+    response = httpx.get(f"{api}/healthz", timeout=10)
+    assert response.status_code == 200, response.text
+    assert {k: v["ok"] for k, v in response.json()["components"].items()} == {
+        "broker": True, "database": True, "vector_store": True}
+
+
+def test_healthz_is_503_naming_the_component_that_is_down(stack):
+    dead = f"redis://127.0.0.1:{free_port('127.0.0.1')}/0"
+    settings = stack.settings.model_copy(update={"broker_url": dead, "qdrant_url": ":memory:"})
+    with ApiServer(settings) as server:
+        response = httpx.get(f"{server.base_url}/healthz", timeout=10)
+    assert response.status_code == 503
+    components = response.json()["components"]
+    assert components["broker"]["ok"] is False and components["database"]["ok"] is True
+
+
+def test_metrics_expose_jobs_queues_cost_and_webhooks(api, make_key, collection):
+    key = make_key("metrics")
+    httpx.post(f"{api}/v1/jobs", headers={"Authorization": f"Bearer {key}"},
+               json={"question": "Anything at all?", "collection": collection})
+    text = httpx.get(f"{api}/metrics", timeout=10).text
+    for needle in ('ragq_jobs{status="queued"}', 'ragq_jobs{status="completed"}',
+                   "ragq_batches_in_progress", 'ragq_queue_depth{queue="models"}',
+                   'ragq_queue_depth{queue="bookkeeping"}', "ragq_budget_exhausted_jobs_total",
+                   "ragq_cost_usd_total", "ragq_webhook_failed_attempts_total"):
+        assert needle in text, needle
+    jobs = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("ragq_jobs{"))
+    assert jobs >= 1
+
+
+def test_openapi_documents_the_contract_routes(api):
+    paths = httpx.get(f"{api}/openapi.json").json()["paths"]
+    for path in ("/v1/batches", "/v1/batches/{batch_id}", "/v1/batches/{batch_id}/results",
+                 "/v1/batches/{batch_id}/errors", "/v1/batches/{batch_id}/cancel", "/v1/jobs",
+                 "/v1/jobs/{job_id}", "/v1/jobs/{job_id}/evidence", "/v1/jobs/{job_id}/ledger",
+                 "/healthz", "/metrics"):
+        assert path in paths, path
+    assert "application/jsonl" in paths["/v1/batches"]["post"]["requestBody"]["content"]

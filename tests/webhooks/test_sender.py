@@ -1,0 +1,39 @@
+"""The httpx sender against a real loopback receiver: signed headers, answers, errors mapped."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragq.errors import WebhookSendError
+from tests.fakes.http import Reply
+from webhooks import HttpxWebhookSender, new_secret, parse_retry_after, verify_signature
+from workers.processes import free_port
+
+
+def test_a_delivery_is_signed_and_its_answer_reported(loopback):
+    loopback.route("POST", "/hook", lambda r: Reply(204, b""))
+    secret = new_secret()
+    sender = HttpxWebhookSender(timeout_s=5)
+    outcome = sender.send(f"{loopback.base_url}/hook", secret=secret, msg_id="msg_a",
+                          body=b'{"type":"job.completed"}')
+    assert outcome.ok and outcome.status_code == 204
+    (request,) = loopback.requests
+    assert request.headers["webhook-id"] == "msg_a"
+    verify_signature(secret, msg_id="msg_a", timestamp=request.headers["webhook-timestamp"],
+                     body=request.body, signature=request.headers["webhook-signature"])
+
+
+def test_retry_after_is_read_and_failures_are_not_ok(loopback):
+    loopback.fail_next(Reply(503, {}, headers={"Retry-After": "7"}))
+    outcome = HttpxWebhookSender(timeout_s=5).send(f"{loopback.base_url}/x", secret=new_secret(),
+                                                   msg_id="m", body=b"{}")
+    assert outcome.status_code == 503 and outcome.retry_after_s == 7 and not outcome.ok
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412480 - 60) == 60
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+def test_no_answer_becomes_a_webhook_send_error():
+    url = f"http://127.0.0.1:{free_port('127.0.0.1')}/hook"
+    with pytest.raises(WebhookSendError) as info:
+        HttpxWebhookSender(timeout_s=2).send(url, secret=new_secret(), msg_id="m", body=b"{}")
+    assert info.value.retryable and info.value.url == url
