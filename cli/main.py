@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from cli import documents, evaluate, jobs, stack
+from cli import documents, evaluate, jobs, service, stack
+from cli.ledger import ledger_app
 from cli.output import emit_json, fail
 from ragq.errors import RagqError
 from ragq.settings import Settings, build_settings
@@ -21,6 +22,9 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="The ledger database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+app.add_typer(service.keys_app, name="keys")
+app.add_typer(service.webhooks_app, name="webhooks")
+app.add_typer(ledger_app, name="ledger")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 CollectionOpt = Annotated[
@@ -38,10 +42,11 @@ def _settings() -> Settings:
 @app.command()
 def up(
     flower: Annotated[bool, typer.Option("--flower", help="Also start Flower.")] = False,
+    api: Annotated[bool, typer.Option("--api", help="Also serve the HTTP API.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Start the stack: embedded broker (unless RAGQ_BROKER_URL is set) and Celery workers."""
-    stack.up(_settings(), flower=flower, as_json=as_json)
+    stack.up(_settings(), flower=flower, api=api, as_json=as_json)
 
 
 @app.command()
@@ -161,6 +166,47 @@ def eval_(
 ) -> None:
     """Run a dataset through the real queue beside a single-shot baseline; print the table."""
     evaluate.evaluate(_settings(), dataset, limit=limit, json_out=json_file, as_json=print_json)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Default: RAGQ_API_HOST (127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Default: RAGQ_API_PORT (8000).")] = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) in the foreground."""
+    service.serve(_settings(), host=host, port=port)
+
+
+@service.keys_app.command("create")
+def keys_create(
+    tenant: Annotated[str, typer.Option(help="The tenant the key acts for.")],
+    acl: Annotated[str, typer.Option(help="Comma-separated ACL labels its jobs may read.")]
+    = "public",
+    as_json: JsonFlag = False,
+) -> None:
+    """Create an API key (printed once; only its hash is stored)."""
+    labels = [a.strip() for a in acl.split(",") if a.strip()]
+    if not labels:
+        fail("--acl needs at least one label, e.g. --acl public")
+    service.create_key(_settings(), tenant=tenant, acl=labels, as_json=as_json)
+
+
+@service.webhooks_app.command("verify")
+def webhooks_verify(
+    body_file: Annotated[Path, typer.Argument(help="The raw request body as received.")],
+    secret: Annotated[str, typer.Option(help="The whsec_… secret of the endpoint.")],
+    msg_id: Annotated[str, typer.Option("--id", help="The webhook-id header.")],
+    timestamp: Annotated[str, typer.Option(help="The webhook-timestamp header.")],
+    signature: Annotated[str, typer.Option(help="The webhook-signature header.")],
+    tolerance_s: Annotated[int | None, typer.Option(
+        help="Accepted clock skew, seconds (default: RAGQ_WEBHOOK_TIMESTAMP_TOLERANCE_S).")]
+    = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Verify a received webhook's signature (exit 1 when it does not verify)."""
+    tolerance = tolerance_s or _settings().webhook_timestamp_tolerance_s
+    service.verify(secret, msg_id=msg_id, timestamp=timestamp, signature=signature,
+                   body_file=body_file, tolerance_s=tolerance, as_json=as_json)
 
 
 @db_app.command("upgrade")

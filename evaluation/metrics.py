@@ -1,5 +1,7 @@
 """Evaluation arithmetic (SPEC C18): recall of gold documents, all-gold rate, answer EM/F1,
-cost and latency percentiles — pure functions over result records."""
+cost (per question, per correct answer), tokens, budget exhaustion and latency percentiles — pure
+functions over result records. A question counts as correct when all its gold documents reached
+the final context (all-gold)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from schemas.statuses import JobStatus
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -59,8 +63,28 @@ def answer_recall(prediction: str, answers: Sequence[str]) -> float:
     return float(any(f" {normalize_answer(a)} " in pred for a in answers if a.strip()))
 
 
-def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Aggregate per-question rows (see :func:`question_row`) into the report's figures."""
+def _cost_figures(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Cost per correct answer (total cost / all-gold questions; None when none is correct),
+    budget exhaustion rate and mean tokens (prompt + completion)."""
+    n = len(rows)
+    total = sum(float(r.get("cost_usd", 0.0)) for r in rows)
+    correct = sum(1 for r in rows if r.get("all_gold"))
+    exhausted = sum(1 for r in rows if r.get("status") == JobStatus.BUDGET_EXHAUSTED)
+    return {
+        "cost_usd_total": total,
+        "correct": float(correct),
+        "cost_per_correct_answer": total / correct if correct else None,
+        "budget_exhaustion_rate": exhausted / n,
+        "tokens_mean": sum(float(r.get("tokens", 0)) for r in rows) / n,
+    }
+
+
+def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Aggregate per-question rows (see :func:`question_row`) into the report's figures.
+
+    ``cost_usd_mean`` is the cost per question; ``cost_per_correct_answer`` divides the total
+    cost by the all-gold questions and is None when there are none.
+    """
     n = len(rows)
     if not n:
         return {"questions": 0}
@@ -68,7 +92,7 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     def mean(key: str) -> float:
         return sum(float(r[key]) for r in rows) / n
 
-    out = {
+    out: dict[str, float | None] = {
         "questions": n,
         "evidence_recall": mean("evidence_recall"),
         "context_recall": mean("context_recall"),
@@ -80,6 +104,7 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         "latency_ms_p50": percentile([r["latency_ms"] for r in rows], 50),
         "latency_ms_p95": percentile([r["latency_ms"] for r in rows], 95),
         "cost_usd_mean": mean("cost_usd"),
+        **_cost_figures(rows),
     }
     scored = [r for r in rows if r.get("answers")]
     if scored:
@@ -91,10 +116,13 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 
 def question_row(gold: Sequence[str], answers: Sequence[str], *, evidence: Sequence[str],
                  context: Sequence[str], answer: str, retrieval_calls: int, model_calls: int,
-                 latency_ms: float, cost_usd: float, route: str) -> dict[str, Any]:
-    """The per-question figures one result (agentic or baseline) contributes."""
+                 latency_ms: float, cost_usd: float, route: str, status: str = JobStatus.COMPLETED,
+                 tokens: int = 0) -> dict[str, Any]:
+    """The per-question figures one result (agentic or baseline) contributes; ``status`` is the
+    job's status and ``tokens`` its prompt plus completion tokens."""
     return {
-        "route": route, "evidence_recall": recall(gold, evidence),
+        "route": route, "status": status, "tokens": tokens,
+        "evidence_recall": recall(gold, evidence),
         "context_recall": recall(gold, context), "all_gold": float(set(gold) <= set(context)),
         "retrieval_calls": retrieval_calls, "model_calls": model_calls,
         "latency_ms": latency_ms, "cost_usd": cost_usd, "answers": list(answers),

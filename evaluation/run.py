@@ -94,6 +94,18 @@ def _by_route(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"overall": summarize(rows), **{r: summarize(g) for r, g in sorted(groups.items())}}
 
 
+def _agentic_row(question: EvalQuestion, result: dict[str, Any]) -> dict[str, Any]:
+    """The figures of one answered question, read from its result line (SPEC "Formats")."""
+    usage = result.get("usage") or {}
+    return question_row(
+        question.gold_doc_ids, question.answers, evidence=result.get("evidence_doc_ids", []),
+        context=result.get("context_doc_ids", []), answer=result.get("answer") or "",
+        retrieval_calls=usage.get("retrieval_calls", 0), model_calls=usage.get("llm_calls", 0),
+        latency_ms=usage.get("latency_ms", 0), cost_usd=usage.get("cost_usd", 0.0),
+        route=result.get("route") or "none", status=result.get("status") or "",
+        tokens=usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+
+
 def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
              on_progress: Progress | None = None) -> dict[str, Any]:
     """Ingest the corpus (idempotent), answer the questions through the workers, run the
@@ -113,20 +125,12 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
     baseline = _baseline(settings, collection, tickets, sizes)
     agentic_rows, baseline_rows = [], []
     for t in tickets:
-        r = by_id[t.custom_id]
-        gold, answers = t.gold_doc_ids, t.answers
-        usage = r.get("usage") or {}
-        route = r.get("route") or "none"
-        agentic_rows.append(question_row(
-            gold, answers, evidence=r.get("evidence_doc_ids", []),
-            context=r.get("context_doc_ids", []), answer=r.get("answer") or "",
-            retrieval_calls=usage.get("retrieval_calls", 0),
-            model_calls=usage.get("llm_calls", 0), latency_ms=usage.get("latency_ms", 0),
-            cost_usd=usage.get("cost_usd", 0.0), route=route))
+        row = _agentic_row(t, by_id[t.custom_id])
+        agentic_rows.append(row)
         docs, ms = baseline[t.custom_id]
         baseline_rows.append(question_row(
-            gold, answers, evidence=docs, context=docs, answer="", retrieval_calls=1,
-            model_calls=0, latency_ms=ms, cost_usd=0.0, route=route))
+            t.gold_doc_ids, t.answers, evidence=docs, context=docs, answer="",
+            retrieval_calls=1, model_calls=0, latency_ms=ms, cost_usd=0.0, route=row["route"]))
     return {"dataset": str(dataset), "collection": collection, "batch_id": sent.batch_id,
             "context_chunks_mean": sum(sizes.values()) / max(1, len(sizes)),
             "agentic": _by_route(agentic_rows),

@@ -6,7 +6,16 @@ to date with :func:`upgrade`, and write through the keyword-only functions below
 :class:`LedgerError` subclasses.
 """
 
-from ledger.budgets import ChargeResult, charge_budget, create_job_budget, get_job_budget
+from ledger.api_keys import create_api_key, find_api_key, hash_key, revoke_api_key
+from ledger.budgets import (
+    ChargeResult,
+    MultiCharge,
+    charge_budget,
+    charge_many,
+    create_job_budget,
+    ensure_job_budget,
+    get_job_budget,
+)
 from ledger.db import (
     SQLITE_BUSY_TIMEOUT_MS,
     ledger_errors,
@@ -15,7 +24,13 @@ from ledger.db import (
     normalize_url,
     session_scope,
 )
-from ledger.documents import UpsertOutcome, count_documents, get_documents, upsert_document
+from ledger.documents import (
+    UpsertOutcome,
+    count_documents,
+    current_versions,
+    get_documents,
+    upsert_document,
+)
 from ledger.errors import (
     LedgerConfigurationError,
     LedgerError,
@@ -44,6 +59,7 @@ from ledger.jobs import (
     get_batch,
     get_job,
     job_counts,
+    list_batches,
     record_input_error,
     set_job_status,
     start_batch,
@@ -98,6 +114,17 @@ from ledger.steps import (
     record_sub_queries,
     record_verification,
 )
+from ledger.webhooks import (
+    ClaimedDelivery,
+    claim_delivery,
+    disable_endpoint,
+    ensure_endpoint,
+    first_attempts,
+    record_attempt,
+    record_batch_event,
+    record_job_event,
+    schedule_attempt,
+)
 
 __all__ = [
     # batches and jobs
@@ -111,9 +138,25 @@ __all__ = [
     "get_batch",
     "get_job",
     "job_counts",
+    "list_batches",
     "record_input_error",
     "set_job_status",
     "start_batch",
+    # API keys
+    "create_api_key",
+    "find_api_key",
+    "hash_key",
+    "revoke_api_key",
+    # webhook events and deliveries
+    "ClaimedDelivery",
+    "claim_delivery",
+    "disable_endpoint",
+    "ensure_endpoint",
+    "first_attempts",
+    "record_attempt",
+    "record_batch_event",
+    "record_job_event",
+    "schedule_attempt",
     # the steps of a job
     "EvidenceHit",
     "NewSubQuery",
@@ -146,6 +189,7 @@ __all__ = [
     "add_ingest_counts",
     "count_documents",
     "create_ingest_run",
+    "current_versions",
     "finish_ingest_run",
     "get_documents",
     "get_ingest_run",
@@ -153,7 +197,10 @@ __all__ = [
     # budgets
     "ChargeResult",
     "charge_budget",
+    "charge_many",
+    "MultiCharge",
     "create_job_budget",
+    "ensure_job_budget",
     "get_job_budget",
     # tables
     "AnswerRow",

@@ -20,8 +20,17 @@ from sqlalchemy.orm import Session
 
 from ledger.errors import LedgerNotFoundError
 from ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, JobBudgetRow
+from ledger.models.base import utcnow
 
-__all__ = ["ChargeResult", "charge_budget", "create_job_budget", "get_job_budget"]
+__all__ = [
+    "ChargeResult",
+    "MultiCharge",
+    "charge_budget",
+    "charge_many",
+    "create_job_budget",
+    "ensure_job_budget",
+    "get_job_budget",
+]
 
 Amount = int | Decimal
 
@@ -92,6 +101,32 @@ def create_job_budget(
     session.add(row)
     session.flush()
     return row
+
+
+def ensure_job_budget(
+    session: Session,
+    *,
+    job_id: str,
+    limits: Mapping[BudgetDimension | str, Amount | None],
+    profile: str | None = None,
+    deadline_at: datetime | None = None,
+) -> tuple[JobBudgetRow, bool]:
+    """The budget row of ``job_id``, created as :func:`create_job_budget` would when missing;
+    True when this call created it. Safe against a racing delivery of the same step: the
+    loser gets the winner's row."""
+    row = get_job_budget(session, job_id=job_id)
+    if row is not None:
+        return row, False
+    try:
+        with session.begin_nested():
+            row = create_job_budget(session, job_id=job_id, limits=limits, profile=profile,
+                                    deadline_at=deadline_at)
+        return row, True
+    except sa_exc.IntegrityError:
+        row = get_job_budget(session, job_id=job_id)
+        if row is None:
+            raise
+        return row, False
 
 
 def get_job_budget(session: Session, *, job_id: str) -> JobBudgetRow | None:
@@ -188,3 +223,112 @@ def charge_budget(
             raise
         return _result(earlier, replayed=True)
     return _result(row, replayed=False)
+
+
+@dataclass(frozen=True)
+class MultiCharge:
+    """What :func:`charge_many` did: ``refused`` names the first dimension that did not fit (or
+    ``latency_ms`` when the job's deadline had passed); None when everything was paid."""
+
+    refused: BudgetDimension | None
+    replayed: bool
+
+    @property
+    def granted(self) -> bool:
+        return self.refused is None
+
+
+def _first_refusal(session: Session, job_id: str, key: str) -> MultiCharge | None:
+    rows = session.scalars(
+        select(BudgetChargeRow).where(BudgetChargeRow.job_id == job_id,
+                                      BudgetChargeRow.idempotency_key.like(f"{key}/%"))
+        .execution_options(populate_existing=True)).all()
+    if not rows:
+        return None
+    refused = [r for r in rows if r.outcome == ChargeOutcome.REFUSED]
+    return MultiCharge(BudgetDimension(refused[0].dimension) if refused else None, True)
+
+
+def _blocking(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount],
+              now: datetime) -> BudgetDimension | None:
+    """Which dimension stops this charge, read from the row (after the conditional UPDATE
+    failed, or for the deadline, which no UPDATE can express portably)."""
+    row = session.get(JobBudgetRow, job_id, populate_existing=True)
+    if row is None:
+        raise LedgerNotFoundError(f"job {job_id} has no budget; create it first",
+                                  table="job_budgets", key=job_id)
+    if row.deadline_at is not None and now >= row.deadline_at:
+        return BudgetDimension.LATENCY_MS
+    for dim, amount in values.items():
+        limit = getattr(row, f"limit_{dim.value}")
+        if limit is not None and Decimal(getattr(row, f"used_{dim.value}")) + Decimal(amount) \
+                > Decimal(limit):
+            return dim
+    return None
+
+
+def charge_many(
+    session: Session,
+    *,
+    job_id: str,
+    amounts: Mapping[BudgetDimension | str, Amount],
+    idempotency_key: str,
+    step: str | None = None,
+    attempt: int = 0,
+    force: bool = False,
+    now: datetime | None = None,
+) -> MultiCharge:
+    """Pay every dimension of ``amounts`` at once, or none of them.
+
+    One conditional ``UPDATE`` covers all dimensions, so a piece of work that costs a step, a
+    retrieval call and a unique query is never half paid. Each dimension gets its own
+    ``budget_charges`` row keyed ``{idempotency_key}/{dimension}``; a refusal records only the
+    dimension that did not fit. ``force`` pays without checking limits: it settles what work
+    already spent (a model call's real tokens), so the ledger holds the truth and the next
+    charge is refused. A passed deadline refuses everything with ``latency_ms``.
+    """
+    values = {_dimension(k): _checked_amount(_dimension(k), v) for k, v in amounts.items()}
+    earlier = _first_refusal(session, job_id, idempotency_key)
+    if earlier is not None:
+        return earlier
+    now = now or utcnow()
+    try:
+        with session.begin_nested():
+            refused = None if force else _blocking(session, job_id, {}, now)
+            if refused is None:
+                refused = _pay(session, job_id, values, force, now)
+            _record(session, job_id, values, refused, idempotency_key, step, attempt)
+    except sa_exc.IntegrityError:
+        earlier = _first_refusal(session, job_id, idempotency_key)
+        if earlier is None:
+            raise
+        return earlier
+    return MultiCharge(refused, False)
+
+
+def _pay(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount], force: bool,
+         now: datetime) -> BudgetDimension | None:
+    if not values:
+        return None
+    new = {dim: _new_used(dim, amount) for dim, amount in values.items()}
+    query = update(_BUDGETS).where(_BUDGETS.c.job_id == job_id)
+    if not force:
+        for dim, used in new.items():
+            query = query.where(_fits(dim, used))
+    paid: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        query.values({_BUDGETS.c[f"used_{d.value}"]: u for d, u in new.items()}))
+    if paid.rowcount == 1:
+        return None
+    refused = _blocking(session, job_id, values, now)
+    return refused or next(iter(values))
+
+
+def _record(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount],
+            refused: BudgetDimension | None, key: str, step: str | None, attempt: int) -> None:
+    if refused is not None:
+        values = {refused: values.get(refused, 0)}
+    session.add_all(
+        BudgetChargeRow(job_id=job_id, dimension=dim, amount=amount,
+                        idempotency_key=f"{key}/{dim.value}", step=step, attempt=attempt,
+                        outcome=ChargeOutcome.REFUSED if refused else ChargeOutcome.GRANTED)
+        for dim, amount in values.items())

@@ -11,7 +11,13 @@ from sqlalchemy.orm import Session
 
 from ledger.models import DocumentRow
 
-__all__ = ["UpsertOutcome", "count_documents", "get_documents", "upsert_document"]
+__all__ = [
+    "UpsertOutcome",
+    "count_documents",
+    "current_versions",
+    "get_documents",
+    "upsert_document",
+]
 
 UpsertOutcome = Literal["new", "unchanged", "replaced"]
 
@@ -30,6 +36,23 @@ def get_documents(
             DocumentRow.doc_id.in_(wanted[start : start + _IN_CHUNK]),
         )
         found.update((row.doc_id, row) for row in session.scalars(query))
+    return found
+
+
+def current_versions(
+    session: Session, *, collection: str, doc_ids: Iterable[str]
+) -> dict[str, str]:
+    """{doc_id: source_version} of the registered documents among ``doc_ids``; unknown ids are
+    absent. What a cached evidence entry is re-checked against (SPEC C12): two columns only, so
+    the check stays cheap on every cache hit."""
+    wanted = list(dict.fromkeys(doc_ids))
+    found: dict[str, str] = {}
+    for start in range(0, len(wanted), _IN_CHUNK):
+        query = select(DocumentRow.doc_id, DocumentRow.source_version).where(
+            DocumentRow.collection == collection,
+            DocumentRow.doc_id.in_(wanted[start : start + _IN_CHUNK]),
+        )
+        found.update((doc_id, version) for doc_id, version in session.execute(query))
     return found
 
 

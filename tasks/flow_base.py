@@ -20,9 +20,11 @@ from ledger import (
     set_job_status,
 )
 from ledger.results import build_result
+from ragq.errors import BudgetExhaustedError, ProviderError
 from ragq.settings import Settings
 from schemas.flow import Evidence, Usage
-from schemas.statuses import TERMINAL_JOB_STATUSES
+from schemas.statuses import TERMINAL_JOB_STATUSES, BudgetDimension
+from tasks.budget_guard import charge, settle_model_call
 from workers.app import settings_of
 from workers.resources import WorkerResources, resources_for
 
@@ -76,18 +78,49 @@ class FlowTask(Task):  # type: ignore[misc]
                            dict(job.meta or {}))
 
     def model_call(self, job_id: str, role: str, call_key: str,
-                   call: Callable[[], tuple[T, Usage]]) -> T:
-        """Run one provider role and record it in the ledger (once per ``call_key``)."""
+                   call: Callable[[], tuple[T, Usage]], *, reserve: int = 0) -> T:
+        """Run one provider role and record it in the ledger: one row per attempt the provider
+        reports (``{call_key}#{n}``), else one row for the call; once per key, so a redelivered
+        task adds nothing. A :class:`ProviderError` is recorded with its attempts, then raised.
+
+        Before the call a step and ``reserve`` tokens (the caller's estimate of the prompt) are
+        charged; :class:`BudgetExhaustedError` when they do not fit. What the call really spent
+        beyond the reservation, and its cost, is settled after it."""
+        refused = charge(self, job_id, f"{call_key}:pre", {
+            BudgetDimension.STEPS: 1, BudgetDimension.LLM_TOKENS: reserve,
+            BudgetDimension.COST_USD: 0}, step=role)
+        if refused is not None:
+            raise BudgetExhaustedError(refused.value)
         started = time.perf_counter()
-        value, usage = call()
-        latency = usage.latency_ms or (time.perf_counter() - started) * 1000
-        with session_scope(self.res.engine) as session:
-            record_model_call(
-                session, job_id=job_id, role=role, provider=self.res.provider.name,
-                model=usage.model, call_key=call_key, prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens, latency_ms=int(latency),
-            )
+        try:
+            value, usage = call()
+        except ProviderError as exc:
+            if isinstance(exc.usage, Usage):
+                self._record_usage(job_id, role, call_key, exc.usage, started)
+                settle_model_call(self, job_id, call_key, exc.usage, step=role, reserved=reserve)
+            raise
+        self._record_usage(job_id, role, call_key, usage, started)
+        settle_model_call(self, job_id, call_key, usage, step=role, reserved=reserve)
         return value
+
+    def _record_usage(self, job_id: str, role: str, call_key: str, usage: Usage,
+                      started: float) -> None:
+        provider = self.res.provider.name
+        with session_scope(self.res.engine) as session:
+            if not usage.attempts:
+                latency = usage.latency_ms or (time.perf_counter() - started) * 1000
+                record_model_call(
+                    session, job_id=job_id, role=role, provider=provider, model=usage.model,
+                    call_key=call_key, prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens, latency_ms=int(latency),
+                    cost_usd=usage.cost_usd)
+                return
+            for n, a in enumerate(usage.attempts):
+                record_model_call(
+                    session, job_id=job_id, role=role, provider=provider, model=a.model,
+                    call_key=f"{call_key}#{n}", prompt_tokens=a.prompt_tokens,
+                    completion_tokens=a.completion_tokens, latency_ms=int(a.latency_ms),
+                    status=a.status, error=a.error, attempt=n, cost_usd=a.cost_usd)
 
     def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...],
                    kwargs: dict[str, Any], einfo: Any) -> None:
@@ -101,3 +134,6 @@ class FlowTask(Task):  # type: ignore[misc]
             result = build_result(session, job_id=job_id, status=JobStatus.FAILED, error=error)
             finish_job(session, job_id=job_id, status=JobStatus.FAILED, result=result,
                        stop_reason="error", error=error)
+        from tasks.webhooks import enqueue_webhooks
+
+        enqueue_webhooks(self.app, self.res.engine, job_id=job_id)

@@ -21,6 +21,7 @@ from ledger import (
     session_scope,
 )
 from ledger.models import PlanRow, VerificationRow
+from orchestration.budgets import budget_stop
 from orchestration.canvas import (
     FINALIZE,
     PLAN,
@@ -29,12 +30,16 @@ from orchestration.canvas import (
     layer_chord,
     step_signature,
 )
+from orchestration.context import estimate_tokens
 from orchestration.plan import ValidatedPlan, layers, validate_plan
 from orchestration.routing import RoutePath, budget_for, path_for
 from orchestration.stop_rules import VerifyRound, decide_stop
+from ragq.errors import BudgetExhaustedError
 from schemas.flow import Plan, PlannedSubQuery, QuestionClass, RouteDecision
-from schemas.statuses import JobStatus, SubQueryOrigin
+from schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin
+from tasks.budget_guard import charge, exhausted, open_budget
 from tasks.flow_base import FlowTask, to_evidence
+from tasks.webhooks import enqueue_webhooks
 from workers.queues import Queue, task_name
 
 
@@ -45,14 +50,21 @@ def route(self: FlowTask, job_id: str) -> str | None:
     if job is None:
         return None
     override = job.meta.get("route")
+    open_budget(self, job_id, override or RoutePath.SIMPLE.value)
     if override:
         decision = RouteDecision(question_class=QuestionClass.MULTI_HOP,
                                  reason=f"route {override!r} set by the ticket")
         path = RoutePath(override)
     else:
         provider = self.res.provider
-        decision = self.model_call(job_id, "router", "route", lambda: provider.route(job.question))
+        try:
+            decision = self.model_call(job_id, "router", "route",
+                                       lambda: provider.route(job.question),
+                                       reserve=estimate_tokens(job.question))
+        except BudgetExhaustedError as exc:
+            return _out_of_budget(self, job_id, exc)
         path = path_for(decision.question_class)
+    open_budget(self, job_id, path.value)
     with session_scope(self.res.engine) as session:
         row = get_job(session, job_id=job_id)
         row.question_class, row.route, row.route_reason = (
@@ -74,16 +86,45 @@ def plan(self: FlowTask, job_id: str) -> int | None:
     if job is None:
         return None
     budget = budget_for(job.route or RoutePath.FULL)
-    provider = self.res.provider
-    proposed = self.model_call(job_id, "planner", "plan", lambda: provider.plan(
-        job.question, max_sub_queries=budget.max_sub_queries))
+    try:
+        proposed, cache_hit = _proposed_plan(self, job_id, job.question, budget.max_sub_queries)
+    except BudgetExhaustedError as exc:
+        _out_of_budget(self, job_id, exc)
+        return None
     validated = validate_plan(proposed, question=job.question,
                               max_sub_queries=budget.max_sub_queries)
-    _start_plan(self, job_id, job.question, validated, cache_hit=False)
+    _start_plan(self, job_id, job.question, validated, cache_hit=cache_hit)
     return len(validated.sub_queries)
 
 
 WHOLE_QUESTION = "the whole question, searched beside its parts"
+
+
+def _proposed_plan(task: FlowTask, job_id: str, question: str, max_sub_queries: int
+                   ) -> tuple[Plan, bool]:
+    """The plan cache's plan for this question (a step, no model call), else the planner's,
+    which is then cached; and whether it was a cache hit (C4, C12)."""
+    provider, cache = task.res.provider, task.res.plan_cache
+    key = {"provider": provider.name, "max_sub_queries": max_sub_queries}
+    cached = cache.get(question, **key)
+    if cached is not None:
+        # The key a planner call's charge has: a redelivered step that finds the plan cached
+        # (its first delivery put it there) must not pay a second step.
+        refused = charge(task, job_id, "plan:pre", {BudgetDimension.STEPS: 1}, step="planner")
+        if refused is not None:
+            raise BudgetExhaustedError(refused.value)
+        return cached, True
+    proposed = task.model_call(job_id, "planner", "plan", lambda: provider.plan(
+        question, max_sub_queries=max_sub_queries), reserve=estimate_tokens(question))
+    cache.put(question, proposed, **key)
+    return proposed, False
+
+
+def _out_of_budget(task: FlowTask, job_id: str, exc: BudgetExhaustedError) -> str:
+    """Stop enqueueing work: answer from what the job has, naming what ran out (C9)."""
+    reason = budget_stop(exc.dimension)
+    step_signature(task.app, SYNTHESIZE, job_id, reason).apply_async()
+    return reason
 
 
 def _start_plan(task: FlowTask, job_id: str, question: str, validated: ValidatedPlan, *,
@@ -119,6 +160,10 @@ def after_layer(self: FlowTask, results: list[dict[str, Any]], job_id: str, roun
     job = self.open_job(job_id)
     if job is None:
         return None
+    ran_out = exhausted(self, job_id)
+    if ran_out is not None:
+        step_signature(self.app, SYNTHESIZE, job_id, budget_stop(ran_out)).apply_async()
+        return "synthesize"
     if round_ == 0:
         with session_scope(self.res.engine) as session:
             plan_layers = _plan_layers(session, job_id)
@@ -151,8 +196,12 @@ def verify(self: FlowTask, job_id: str, round_: int) -> str | None:
         history = session.query(VerificationRow).filter_by(job_id=job_id).order_by(
             VerificationRow.round).all()
     provider = self.res.provider
-    verdict = self.model_call(job_id, "verifier", f"verify:{round_}", lambda: provider.verify(
-        job.question, evidence, findings=findings))
+    try:
+        verdict = self.model_call(job_id, "verifier", f"verify:{round_}", lambda: provider.verify(
+            job.question, evidence, findings=findings),
+            reserve=estimate_tokens(" ".join([job.question, *(e.text for e in evidence)])))
+    except BudgetExhaustedError as exc:
+        return _out_of_budget(self, job_id, exc)
     budget = budget_for(job.route or RoutePath.FULL)
     rounds = [VerifyRound(v.sufficient, v.confidence, v.new_evidence_count or 0)
               for v in history if v.round < round_]
@@ -201,6 +250,8 @@ def finalize(self: FlowTask, job_id: str, status: str, stop_reason: str,
                               context_tokens=context_tokens)
         finish_job(session, job_id=job_id, status=JobStatus(status), result=result,
                    stop_reason=stop_reason)
+    # Also when this is a redelivery: the ending may have committed before its events were sent.
+    enqueue_webhooks(self.app, self.res.engine, job_id=job_id)
     return status
 
 

@@ -4,13 +4,11 @@ chord waits for the whole pipeline without any task waiting on another."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from celery import shared_task
 
 from ledger import (
-    EvidenceHit,
     SubQueryRow,
     SubQueryStatus,
     finish_sub_query,
@@ -22,14 +20,16 @@ from ledger import (
 )
 from ledger.models import RetrievalRequestRow
 from orchestration.canvas import check_signature, retrieve_signature
-from orchestration.retrieval import search_width
+from orchestration.context import estimate_tokens
+from orchestration.retrieval import search_width, weak_pass
 from orchestration.retrieval_keys import retrieval_key
 from orchestration.routing import RoutePath, budget_for
 from orchestration.substitution import substitute
-from schemas.flow import Evidence, PlannedSubQuery
-from schemas.statuses import JobStatus
-from tasks.flow_base import FlowTask, JobView, to_evidence
-from vectorstore.base import SearchFilter
+from ragq.errors import BudgetExhaustedError
+from schemas.flow import Evidence, PlannedSubQuery, SufficiencyVerdict
+from schemas.statuses import BudgetDimension, JobStatus
+from tasks.flow_base import FlowTask, to_evidence
+from tasks.retrieval_source import Request, find
 from workers.queues import Queue, task_name
 
 
@@ -59,7 +59,8 @@ def _evidence(rows: list[Any], index: int | None = None) -> list[Evidence]:
 @shared_task(base=FlowTask, name=task_name(Queue.RETRIEVAL, "retrieve"), bind=True)
 def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
              text: str | None = None) -> dict[str, Any]:
-    """Search for one attempt of a sub-query and record the request and its evidence."""
+    """Search for one attempt of a sub-query and record the request and its evidence; a
+    request the job already made is answered from the ledger, not searched or paid again."""
     job = self.open_job(job_id, JobStatus.RETRIEVING)
     with session_scope(self.res.engine) as session:
         sq = session.get(SubQueryRow, sub_query_id)
@@ -70,14 +71,18 @@ def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
         sq.final_text = query
     top_k = search_width(query, job.question, top_k=self.settings.search_top_k,
                          context_chunks=self.settings.context_max_chunks)
-    hits, latency = _search(self, job, query, top_k)
+    key = retrieval_key(query, collection=job.collection, acl=job.acl, top_k=top_k)
+    found = find(self, job, Request(sub_query_id, attempt, query, key, top_k))
     with session_scope(self.res.engine) as session:
+        if isinstance(found, BudgetDimension):
+            finish_sub_query(session, sub_query_id=sub_query_id,
+                             status=SubQueryStatus.SKIPPED, finding=None)
+            sq = session.get(SubQueryRow, sub_query_id)
+            return _summary(sq, None, skipped=True)  # type: ignore[arg-type]
         record_retrieval(
             session, job_id=job_id, sub_query_id=sub_query_id, attempt=attempt, query_text=query,
-            normalized_key=retrieval_key(query, collection=job.collection, acl=job.acl,
-                                         top_k=top_k),
-            top_k=top_k, filters={"acl": list(job.acl)}, hits=hits,
-            latency_ms=latency,
+            normalized_key=key, top_k=top_k, filters={"acl": list(job.acl)}, hits=found.hits,
+            latency_ms=found.latency_ms, dedup_of=found.dedup_of, cache_hit=found.cache_hit,
         )
         if job.route == RoutePath.SIMPLE:  # the fast path: one retrieval, no check
             finish_sub_query(session, sub_query_id=sub_query_id, status=SubQueryStatus.SUFFICIENT,
@@ -87,22 +92,10 @@ def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
     raise self.replace(check_signature(self.app, job_id, sub_query_id, attempt))
 
 
-def _search(task: FlowTask, job: JobView, query: str, top_k: int
-            ) -> tuple[list[EvidenceHit], int]:
-    started = time.perf_counter()
-    vector = task.res.embedder.embed([query])[0]
-    found = task.res.vector_store.search(job.collection, vector, top_k, SearchFilter(acl=job.acl))
-    hits = [EvidenceHit(doc_id=h.payload["doc_id"], chunk_id=h.payload["chunk_id"],
-                        score=h.score, source_version=h.payload.get("source_version", ""),
-                        authority_tier=int(h.payload.get("authority_tier", 2)),
-                        title=h.payload.get("title", ""), text=h.payload.get("text", ""))
-            for h in found]
-    return hits, int((time.perf_counter() - started) * 1000)
-
-
 @shared_task(base=FlowTask, name=task_name(Queue.MODELS, "check"), bind=True)
 def check(self: FlowTask, job_id: str, sub_query_id: str, attempt: int) -> dict[str, Any]:
-    """Sufficiency check of the latest attempt; rewrite and search again, or settle (C7)."""
+    """Sufficiency check of the latest attempt; rewrite and search again when the pass was
+    weak, or settle (C6, C7). Out of budget, the sub-query settles with what it has."""
     job = self.open_job(job_id)
     with session_scope(self.res.engine) as session:
         sq = session.get(SubQueryRow, sub_query_id)
@@ -118,28 +111,73 @@ def check(self: FlowTask, job_id: str, sub_query_id: str, attempt: int) -> dict[
                  .filter_by(job_id=job_id, sub_query_id=sub_query_id)]
         query, key = sq.final_text or sq.original_text, f"{sq.round}.{sq.index}.{attempt}"
     provider = self.res.provider
-    verdict = self.model_call(job_id, "sufficiency", f"check:{key}",
-                              lambda: provider.check_sufficiency(query, latest))
-    attempts = budget_for(job.route or RoutePath.FULL).max_retrieval_attempts
-    if verdict.sufficient or attempt + 1 >= attempts:
-        finding = self.model_call(job_id, "finder", f"find:{key}",
-                                  lambda: provider.find(query, everything))
-        with session_scope(self.res.engine) as session:
-            record_check(session, job_id=job_id, sub_query_id=sub_query_id,
-                         retrieval_request_id=request.id, attempt=attempt,
-                         sufficient=verdict.sufficient, score=verdict.score,
-                         reason=verdict.reason, rewrite=None)
-            finish_sub_query(session, sub_query_id=sub_query_id,
-                             status=SubQueryStatus.SUFFICIENT if verdict.sufficient
-                             else SubQueryStatus.INSUFFICIENT, finding=finding.text or None)
-            sq = session.get(SubQueryRow, sub_query_id)
-            return _summary(sq, verdict.sufficient)  # type: ignore[arg-type]
-    rewrite = self.model_call(
-        job_id, "rewriter", f"rewrite:{key}",
-        lambda: provider.rewrite(query, everything, attempt=attempt + 1, previous=tried))
+    reserve = estimate_tokens(" ".join([query, *(e.text for e in latest)]))
+    try:
+        verdict = self.model_call(job_id, "sufficiency", f"check:{key}",
+                                  lambda: provider.check_sufficiency(query, latest),
+                                  reserve=reserve)
+    except BudgetExhaustedError as exc:
+        return _settle(self, sub_query_id, request.id, attempt, None, f"budget: {exc}", None)
+    expand = _expansion(self, job.route, attempt, verdict.sufficient, latest)
+    reason = f"{verdict.reason}; {expand}" if expand else verdict.reason
+    if not expand.startswith(EXPAND):
+        try:
+            finding = self.model_call(job_id, "finder", f"find:{key}",
+                                      lambda: provider.find(query, everything),
+                                      reserve=estimate_tokens(query)).text or None
+        except BudgetExhaustedError:
+            finding = None
+        return _settle(self, sub_query_id, request.id, attempt, verdict, reason, finding)
+    try:
+        rewrite = self.model_call(
+            job_id, "rewriter", f"rewrite:{key}",
+            lambda: provider.rewrite(query, everything, attempt=attempt + 1, previous=tried),
+            reserve=estimate_tokens(query))
+    except BudgetExhaustedError:
+        return _settle(self, sub_query_id, request.id, attempt, verdict, reason, None)
     with session_scope(self.res.engine) as session:
         record_check(session, job_id=job_id, sub_query_id=sub_query_id,
                      retrieval_request_id=request.id, attempt=attempt, sufficient=False,
-                     score=verdict.score, reason=verdict.reason, rewrite=rewrite.text)
+                     score=verdict.score, reason=reason, rewrite=rewrite.text)
     raise self.replace(retrieve_signature(self.app, job_id, sub_query_id, attempt + 1,
                                           rewrite.text))
+
+
+EXPAND = "expand:"
+
+
+def _expansion(task: FlowTask, route: str | None, attempt: int, sufficient: bool,
+               latest: list[Evidence]) -> str:
+    """Whether to rewrite and search again, as a reason for the ledger: ``expand: <why the
+    pass was weak>``, or why not (empty when the check was satisfied)."""
+    if sufficient:
+        return ""
+    if attempt + 1 >= budget_for(route or RoutePath.FULL).max_retrieval_attempts:
+        return "attempts used up"
+    settings = task.settings
+    if not settings.adaptive_expansion:
+        return f"{EXPAND} adaptive expansion off"
+    weak = weak_pass([e.score for e in latest], min_top_score=settings.expansion_min_top_score,
+                     min_margin=settings.expansion_min_margin)
+    return f"{EXPAND} {weak}" if weak else "no expansion: the pass was strong"
+
+
+def _settle(task: FlowTask, sub_query_id: str, request_id: str, attempt: int,
+            verdict: SufficiencyVerdict | None, reason: str, finding: str | None
+            ) -> dict[str, Any]:
+    sufficient = bool(verdict and verdict.sufficient)
+    with session_scope(task.res.engine) as session:
+        record_check(session, job_id=_job_of(session, sub_query_id), sub_query_id=sub_query_id,
+                     retrieval_request_id=request_id, attempt=attempt, sufficient=sufficient,
+                     score=verdict.score if verdict else 0.0, reason=reason, rewrite=None)
+        finish_sub_query(session, sub_query_id=sub_query_id,
+                         status=SubQueryStatus.SUFFICIENT if sufficient
+                         else SubQueryStatus.INSUFFICIENT, finding=finding)
+        sq = session.get(SubQueryRow, sub_query_id)
+        return _summary(sq, sufficient)  # type: ignore[arg-type]
+
+
+def _job_of(session: Any, sub_query_id: str) -> str:
+    sq = session.get(SubQueryRow, sub_query_id)
+    assert sq is not None, sub_query_id
+    return str(sq.job_id)

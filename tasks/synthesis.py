@@ -3,6 +3,7 @@ and which evidence reached it (C11), then finalize."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from celery import shared_task
@@ -15,10 +16,14 @@ from ledger import (
     session_scope,
 )
 from ledger.models import PlanRow
+from orchestration.budgets import budget_stop, exhausted_dimension
 from orchestration.canvas import FINALIZE, step_signature
-from orchestration.context import assemble_context, estimate_tokens, rerank_lexical
-from schemas.flow import Evidence
-from schemas.statuses import JobStatus
+from orchestration.context import assemble_context, rerank_lexical
+from providers.offline import synthesizer as extractive
+from ragq.errors import BudgetExhaustedError
+from schemas.flow import DraftAnswer, Evidence
+from schemas.statuses import BudgetDimension, JobStatus
+from tasks.budget_guard import charge, exhausted, remaining
 from tasks.flow_base import FlowTask, to_evidence
 from workers.queues import Queue, task_name
 
@@ -40,7 +45,11 @@ def _job_evidence(session: Any, job_id: str) -> tuple[list[Evidence], dict[str, 
 
 @shared_task(base=FlowTask, name=task_name(Queue.MODELS, "synthesize"), bind=True)
 def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> str | None:
-    """Answer from the assembled context, cite it, flag contradictions."""
+    """Answer from the assembled context, cite it, flag contradictions.
+
+    Synthesis always runs, also for a job out of budget: it answers from what the job found.
+    Out of budget the rerank is skipped, the context shrinks to the tokens left, and the answer
+    is extractive (no model call)."""
     job = self.open_job(job_id, JobStatus.SYNTHESIZING)
     if job is None:
         return None
@@ -49,12 +58,8 @@ def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> str | None:
         findings = [s.finding for s in job_sub_queries(session, job_id=job_id) if s.finding]
         plan = session.query(PlanRow).filter_by(job_id=job_id, round=0).first()
         strategy = plan.strategy if plan and plan.strategy else "single"
-    context = assemble_context(rerank_lexical(evidence, job.question),
-                               max_tokens=self.settings.context_max_tokens,
-                               max_items=self.settings.context_max_chunks)
-    provider = self.res.provider
-    draft = self.model_call(job_id, "synthesizer", "synthesize", lambda: provider.synthesize(
-        job.question, context, strategy=strategy, findings=findings))
+    context, tokens = _context(self, job_id, job.question, evidence)
+    draft = _draft(self, job_id, job.question, context, strategy, findings)
     by_chunk = {c.chunk_id: first_row[c.chunk_id] for c in context}
     with session_scope(self.res.engine) as session:
         mark_in_context(session, job_id=job_id, evidence_ids=list(by_chunk.values()))
@@ -64,8 +69,46 @@ def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> str | None:
             citations=[{**c.model_dump(mode="json"), "evidence_item_id": by_chunk.get(c.chunk_id)}
                        for c in draft.citations],
         )
-    status = JobStatus.INSUFFICIENT_EVIDENCE if draft.insufficient or not context \
-        else JobStatus.COMPLETED
-    tokens = sum(estimate_tokens(c.text) for c in context)
+    ran_out = exhausted_dimension(stop_reason) or exhausted(self, job_id)
+    if ran_out is not None:
+        status, stop_reason = JobStatus.BUDGET_EXHAUSTED, budget_stop(ran_out)
+    elif draft.insufficient or not context:
+        status = JobStatus.INSUFFICIENT_EVIDENCE
+    else:
+        status = JobStatus.COMPLETED
     step_signature(self.app, FINALIZE, job_id, status.value, stop_reason, tokens).apply_async()
     return status.value
+
+
+def _context(task: FlowTask, job_id: str, question: str, evidence: list[Evidence]
+             ) -> tuple[list[Evidence], int]:
+    """The context under the token budget, counted with the real tokenizer, and its size."""
+    count = task.res.count_tokens
+    price = Decimal(str(task.settings.prices.rerank_call_usd))
+    if charge(task, job_id, "synthesize:rerank", {BudgetDimension.RERANK_CALLS: 1,
+                                                  BudgetDimension.COST_USD: price},
+              step="rerank") is None:
+        evidence = rerank_lexical(evidence, question)
+    left = remaining(task, job_id, BudgetDimension.CONTEXT_TOKENS)
+    limit = task.settings.context_max_tokens if left is None \
+        else min(task.settings.context_max_tokens, left)
+    context = assemble_context(evidence, max_tokens=limit, count_tokens=count,
+                               max_items=task.settings.context_max_chunks)
+    tokens = sum(count(c.text) for c in context)
+    if charge(task, job_id, "synthesize:context", {BudgetDimension.CONTEXT_TOKENS: tokens},
+              step="context") is not None:
+        return [], 0  # the budget changed under us (a racing charge); answer from nothing
+    return context, tokens
+
+
+def _draft(task: FlowTask, job_id: str, question: str, context: list[Evidence], strategy: str,
+           findings: list[str]) -> DraftAnswer:
+    provider = task.res.provider
+    try:
+        return task.model_call(
+            job_id, "synthesizer", "synthesize",
+            lambda: provider.synthesize(question, context, strategy=strategy,
+                                        findings=findings),
+            reserve=sum(task.res.count_tokens(c.text) for c in context))
+    except BudgetExhaustedError:
+        return extractive.synthesize(question, context, strategy=strategy, findings=findings)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,28 @@ def _flush_redis(url: str) -> None:
     redis.Redis.from_url(url).flushdb()
 
 
+@contextmanager
+def running_stack(overrides: dict[str, object], *, kind: str = "embedded") -> Iterator[Stack]:
+    """A stack started by the supervisor behind `ragq up` with exactly ``overrides`` as its
+    settings (``{"home": …, "provider": "openai"}``), stopped by `ragq down` on exit.
+
+    Workers inherit the environment, so it describes this stack (not the developer's) while the
+    stack runs, and is restored afterwards.
+    """
+    env_backup = dict(os.environ)
+    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+        del os.environ[key]
+    os.environ.update({f"RAGQ_{k.upper()}": str(v) for k, v in overrides.items()})
+    settings = build_settings()
+    try:
+        supervisor.up(settings)
+        yield Stack(settings, kind)
+    finally:
+        supervisor.down(settings)
+        os.environ.clear()
+        os.environ.update(env_backup)
+
+
 STACK_KINDS = [
     pytest.param("embedded", id="embedded"),
     pytest.param(
@@ -76,7 +99,9 @@ def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
           ) -> Iterator[Stack]:
     """A stack started by the supervisor behind `ragq up`, stopped by `ragq down` at the end."""
     home = tmp_path_factory.mktemp(f"ragq-{request.param}")
-    overrides: dict[str, object] = {"home": home}
+    # Webhook receivers in tests are loopback servers, and retries must not take minutes.
+    overrides: dict[str, object] = {"home": home, "webhook_allow_private": True,
+                                    "webhook_backoff_base_s": 0.05, "webhook_backoff_max_s": 0.5}
     dropped: tuple[str, str] | None = None
     if request.param == "servers":
         assert REDIS_URL and POSTGRES_URL
@@ -84,19 +109,10 @@ def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         db_url, db_name = _fresh_postgres_database(POSTGRES_URL)
         dropped = (POSTGRES_URL, db_name)
         overrides |= {"broker_url": REDIS_URL, "database_url": db_url}
-    env_backup = dict(os.environ)
-    # Workers inherit the environment: make it describe this stack, not the developer's.
-    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
-        del os.environ[key]
-    os.environ.update({f"RAGQ_{k.upper()}": str(v) for k, v in overrides.items()})
-    settings = build_settings()
     try:
-        supervisor.up(settings)
-        yield Stack(settings, request.param)
+        with running_stack(overrides, kind=request.param) as started:
+            yield started
     finally:
-        supervisor.down(settings)
-        os.environ.clear()
-        os.environ.update(env_backup)
         if dropped:
             _drop_postgres_database(*dropped)
 

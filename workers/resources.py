@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING
 
 from ragq.adapters import (
     build_embedder,
+    build_evidence_cache,
     build_ledger_engine,
+    build_plan_cache,
     build_provider,
+    build_token_counter,
     build_vector_store,
 )
 from ragq.settings import Settings
@@ -22,7 +25,9 @@ from ragq.settings import Settings
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from caches import EvidenceCache, PlanCache
     from embedding.base import Embedder
+    from orchestration.context import TokenCounter
     from providers.base import ModelProvider
     from vectorstore.base import VectorStore
 
@@ -39,6 +44,9 @@ class WorkerResources:
     _store: VectorStore | None = None
     _embedder: Embedder | None = None
     _provider: ModelProvider | None = None
+    _count_tokens: TokenCounter | None = None
+    _evidence_cache: EvidenceCache | None = None
+    _plan_cache: PlanCache | None = None
 
     @property
     def engine(self) -> Engine:
@@ -69,6 +77,27 @@ class WorkerResources:
             if self._provider is None:
                 self._provider = build_provider(self.settings, embedder)
             return self._provider
+
+    @property
+    def count_tokens(self) -> TokenCounter:
+        with self._lock:
+            if self._count_tokens is None:
+                self._count_tokens = build_token_counter(self.settings)
+            return self._count_tokens
+
+    @property
+    def evidence_cache(self) -> EvidenceCache:
+        with self._lock:
+            if self._evidence_cache is None:
+                self._evidence_cache = build_evidence_cache(self.settings)
+            return self._evidence_cache
+
+    @property
+    def plan_cache(self) -> PlanCache:
+        with self._lock:
+            if self._plan_cache is None:
+                self._plan_cache = build_plan_cache(self.settings)
+            return self._plan_cache
 
     def close(self) -> None:
         """Release the store (and its ownership lock) and the database pool."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -15,10 +16,12 @@ from ledger import (
     JobRow,
     LedgerNotFoundError,
     charge_budget,
+    charge_many,
     create_job_budget,
     get_job_budget,
     session_scope,
 )
+from ledger.budgets import MultiCharge, ensure_job_budget
 from tests.ledger.conftest import Race
 
 
@@ -155,3 +158,85 @@ def test_every_dimension_has_a_limit_and_used_column() -> None:
     columns = set(JobBudgetRow.__table__.c.keys())
     for dimension in BudgetDimension:
         assert {f"limit_{dimension}", f"used_{dimension}"} <= columns
+
+
+def _many(engine: Engine, job_id: str, key: str, **kwargs: object) -> MultiCharge:
+    with session_scope(engine) as session:
+        return charge_many(session, job_id=job_id, idempotency_key=key, **kwargs)  # type: ignore[arg-type]
+
+
+def _used(engine: Engine, job_id: str) -> tuple[int, int]:
+    with session_scope(engine, readonly=True) as session:
+        b = get_job_budget(session, job_id=job_id)
+        assert b is not None
+        return b.used_steps, b.used_retrieval_calls
+
+
+def test_a_multi_charge_pays_every_dimension_or_none(engine: Engine) -> None:
+    job_id = _job_with_budget(engine, steps=10, retrieval_calls=1)
+    amounts = {"steps": 1, "retrieval_calls": 1}
+    assert _many(engine, job_id, "a", amounts=amounts).granted
+    second = _many(engine, job_id, "b", amounts=amounts)
+    assert second.refused is BudgetDimension.RETRIEVAL_CALLS
+    assert _used(engine, job_id) == (1, 1)  # the step of the refused work was not taken
+    with session_scope(engine, readonly=True) as session:
+        keys = session.scalars(select(BudgetChargeRow.idempotency_key).where(
+            BudgetChargeRow.outcome == ChargeOutcome.REFUSED)).all()
+    assert keys == ["b/retrieval_calls"]
+
+
+def test_twenty_threads_of_multi_charges_never_overshoot(engine: Engine, race: Race) -> None:
+    job_id = _job_with_budget(engine, steps=13, retrieval_calls=100)
+    granted = race(20, lambda i: _many(engine, job_id, f"r{i}",
+                                       amounts={"steps": 1, "retrieval_calls": 1}).granted)
+    assert sum(granted) == 13
+    assert _used(engine, job_id) == (13, 13)
+
+
+def test_a_redelivered_multi_charge_pays_once_and_reports_the_first_outcome(
+    engine: Engine, race: Race
+) -> None:
+    job_id = _job_with_budget(engine, steps=5)
+    results = race(8, lambda i: _many(engine, job_id, "same", amounts={"steps": 2}))
+    assert sum(not r.replayed for r in results) == 1
+    assert all(r.granted for r in results)
+    assert _used(engine, job_id) == (2, 0)
+
+
+def test_a_forced_settlement_may_overshoot_and_then_refuses_the_next_charge(
+    engine: Engine,
+) -> None:
+    job_id = _job_with_budget(engine, llm_tokens=100)
+    assert _many(engine, job_id, "settle", amounts={"llm_tokens": 150}, force=True).granted
+    refused = _many(engine, job_id, "next", amounts={"llm_tokens": 0})
+    assert refused.refused is BudgetDimension.LLM_TOKENS
+
+
+def test_a_passed_deadline_refuses_with_latency(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        job = JobRow(tenant="t", collection="c", question="q")
+        session.add(job)
+        session.flush()
+        create_job_budget(session, job_id=job.id, limits={},
+                          deadline_at=datetime.now(UTC) - timedelta(seconds=1))
+        job_id = job.id
+    assert _many(engine, job_id, "late", amounts={"steps": 1}).refused \
+        is BudgetDimension.LATENCY_MS
+    assert _used(engine, job_id) == (0, 0)
+
+
+def test_racing_deliveries_ensure_one_budget(engine: Engine, race: Race) -> None:
+    with session_scope(engine) as session:
+        job = JobRow(tenant="t", collection="c", question="q")
+        session.add(job)
+        session.flush()
+        job_id = job.id
+
+    def ensure(i: int) -> bool:
+        with session_scope(engine) as session:
+            _row, created = ensure_job_budget(session, job_id=job_id, limits={"steps": 3 + i})
+            return created
+
+    assert sum(race(8, ensure)) == 1
+    with session_scope(engine, readonly=True) as session:
+        assert get_job_budget(session, job_id=job_id) is not None

@@ -15,3 +15,26 @@ def test_a_part_of_the_question_keeps_top_k() -> None:
 def test_width_never_shrinks_below_top_k() -> None:
     q = "rate limits"
     assert search_width(q, q, top_k=12, context_chunks=8) == 12
+
+
+def test_cosine_is_scale_free_and_safe_on_zero() -> None:
+    from orchestration.retrieval import cosine
+
+    assert cosine([1.0, 0.0], [3.0, 0.0]) == 1.0
+    assert abs(cosine([1.0, 0.0], [0.0, 2.0])) < 1e-12
+    assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0
+
+
+def test_a_pass_is_weak_without_hits_or_with_a_low_top_score() -> None:
+    from orchestration.retrieval import weak_pass
+
+    assert weak_pass([], min_top_score=0.5, min_margin=0.0) == "no hits"
+    assert "top score 0.400" in (weak_pass([0.4, 0.3], min_top_score=0.5, min_margin=0.0) or "")
+    assert weak_pass([0.3, 0.7], min_top_score=0.5, min_margin=0.0) is None
+
+
+def test_a_tiny_margin_is_weak_only_when_asked() -> None:
+    from orchestration.retrieval import weak_pass
+
+    assert weak_pass([0.8, 0.79], min_top_score=0.5, min_margin=0.0) is None
+    assert "margin" in (weak_pass([0.8, 0.79], min_top_score=0.5, min_margin=0.05) or "")

@@ -12,8 +12,10 @@ from ingestion.submit import ingest_path
 from ledger import session_scope
 from ledger.models import (
     AnswerRow,
+    BudgetChargeRow,
     CitationRow,
     EvidenceItemRow,
+    JobBudgetRow,
     ModelCallRow,
     PlanRow,
     RetrievalRequestRow,
@@ -21,7 +23,9 @@ from ledger.models import (
     SufficiencyCheckRow,
     VerificationRow,
 )
-from ragq.adapters import build_ledger_engine
+from orchestration.routing import RoutePath, budget_for
+from ragq.adapters import build_evidence_cache, build_ledger_engine, build_plan_cache
+from schemas.statuses import BudgetDimension
 from submission import describe, errors, results, submit_file, wait
 from workers.client import client_app
 
@@ -47,13 +51,16 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 def ledger_counts(settings, job_id: str) -> dict[str, int]:
     tables = [PlanRow, SubQueryRow, RetrievalRequestRow, EvidenceItemRow, SufficiencyCheckRow,
-              VerificationRow, ModelCallRow, AnswerRow]
+              VerificationRow, ModelCallRow, AnswerRow, BudgetChargeRow]
     with session_scope(build_ledger_engine(settings)) as session:
         counts = {t.__tablename__: session.scalar(
             select(func.count()).select_from(t).where(t.job_id == job_id)) for t in tables}
         counts["citations"] = session.scalar(
             select(func.count()).select_from(CitationRow).join(AnswerRow)
             .where(AnswerRow.job_id == job_id))
+        budget = session.get(JobBudgetRow, job_id)
+        counts.update({f"used_{d.value}": int(getattr(budget, f"used_{d.value}"))
+                       for d in BudgetDimension if d is not BudgetDimension.LATENCY_MS})
     return counts
 
 
@@ -84,21 +91,34 @@ def test_a_bridge_question_runs_two_dependent_hops_and_cites_both(stack, collect
     assert result["usage"]["retrieval_calls"] >= 2
 
 
+def _forget_caches(settings, collection: str, question: str) -> None:
+    """Let the next job of ``question`` plan and search afresh, like the first one did."""
+    build_evidence_cache(settings).drop_collection(collection)
+    plans = build_plan_cache(settings)
+    for path in RoutePath:
+        plans.delete(question, provider="offline",
+                     max_sub_queries=budget_for(path).max_sub_queries)
+
+
 def test_a_redelivered_step_adds_no_ledger_rows(stack, collection, tmp_path):
     ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
                 collection=collection)
-    tickets = write_jsonl(tmp_path / "t.jsonl", [
-        {"custom_id": "once", "question": BRIDGE_QUESTION},
-        {"custom_id": "twice", "question": BRIDGE_QUESTION},
-    ])
-    sent = submit_file(stack.settings, tickets, collection=collection)
-    # Deliver the second job's first step again: every step after it then runs twice too.
-    client_app(stack.settings).send_task("ragq.models.route", args=(sent.job_ids[1],))
-    view = wait(stack.settings, sent.batch_id, timeout_s=180)
-    assert view["counts"]["completed"] == 2 and view["counts"]["finished"] == 2
-    once, twice = (ledger_counts(stack.settings, j) for j in sent.job_ids)
-    assert once == twice
-    assert once["answers"] == 1 and once["plans"] == 1
+    _forget_caches(stack.settings, collection, BRIDGE_QUESTION)
+    twice = submit_file(stack.settings, write_jsonl(tmp_path / "t2.jsonl", [
+        {"custom_id": "twice", "question": BRIDGE_QUESTION}]), collection=collection)
+    # Deliver the job's first step again: every step after it then runs twice too.
+    client_app(stack.settings).send_task("ragq.models.route", args=(twice.job_ids[0],))
+    view = wait(stack.settings, twice.batch_id, timeout_s=180)
+    assert view["counts"]["completed"] == 1, results(stack.settings, twice.batch_id)
+    _forget_caches(stack.settings, collection, BRIDGE_QUESTION)
+    once = submit_file(stack.settings, write_jsonl(tmp_path / "t1.jsonl", [
+        {"custom_id": "once", "question": BRIDGE_QUESTION}]), collection=collection)
+    assert wait(stack.settings, once.batch_id, timeout_s=180)["counts"]["completed"] == 1
+    counts_once, counts_twice = (ledger_counts(stack.settings, sent.job_ids[0])
+                                 for sent in (once, twice))
+    assert counts_once == counts_twice  # ledger rows, budget charges and budget used: once
+    assert counts_once["answers"] == 1 and counts_once["plans"] == 1
+    assert counts_once["used_steps"] > 0 and counts_once["used_retrieval_calls"] > 0
 
 
 def test_one_malformed_ticket_in_fifty_leaves_49_results_and_1_error(stack, collection,
@@ -131,8 +151,11 @@ def test_cancelling_a_batch_stops_its_open_jobs_and_keeps_finished_results(stack
                                                                          tmp_path):
     ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
                 collection=collection)
+    # Distinct questions: identical ones would share cached plans and evidence and race
+    # through in a blink, leaving nothing open to cancel.
     tickets = write_jsonl(tmp_path / "t.jsonl", [
-        {"custom_id": f"c{i}", "question": BRIDGE_QUESTION} for i in range(30)])
+        {"custom_id": f"c{i}", "question": f"{BRIDGE_QUESTION[:-1]}, case {i}?"}
+        for i in range(30)])
     sent = submit_file(stack.settings, tickets, collection=collection)
     wait(stack.settings, sent.job_ids[0], timeout_s=120)  # at least one finishes first
     from submission import cancel

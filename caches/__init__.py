@@ -1,0 +1,53 @@
+"""The caches across jobs (SPEC C12): evidence of retrieval requests and plans of questions, on
+the stack's Redis-protocol server with TTLs. A cache never fails a job: a server error is a miss.
+
+Build them with ``ragq.adapters.build_evidence_cache`` / ``build_plan_cache``. An evidence hit
+must be re-checked with ``orchestration.cache_check.usable`` before use, and deleted when unusable.
+"""
+
+from caches.base import EvidenceCache, PlanCache
+from caches.connection import REDIS_SCHEMES, connect, resolve_cache_url
+from caches.guard import SERVER_ERRORS, UNREACHABLE, ServerGuard
+from caches.keys import (
+    EVIDENCE_PREFIX,
+    PLAN_KEY_VERSION,
+    PLAN_PREFIX,
+    evidence_key,
+    evidence_pattern,
+    plan_key,
+)
+from caches.local import (
+    DisabledEvidenceCache,
+    DisabledPlanCache,
+    InMemoryEvidenceCache,
+    InMemoryPlanCache,
+)
+from caches.redis_caches import RedisEvidenceCache, RedisPlanCache
+
+__all__ = [
+    # interfaces
+    "EvidenceCache",
+    "PlanCache",
+    # on a Redis-protocol server
+    "RedisEvidenceCache",
+    "RedisPlanCache",
+    "connect",
+    "resolve_cache_url",
+    "REDIS_SCHEMES",
+    # without a server: fakes for tests, and the disabled caches
+    "DisabledEvidenceCache",
+    "DisabledPlanCache",
+    "InMemoryEvidenceCache",
+    "InMemoryPlanCache",
+    # keys on the server
+    "EVIDENCE_PREFIX",
+    "PLAN_KEY_VERSION",
+    "PLAN_PREFIX",
+    "evidence_key",
+    "evidence_pattern",
+    "plan_key",
+    # failures are misses
+    "SERVER_ERRORS",
+    "UNREACHABLE",
+    "ServerGuard",
+]

@@ -1,0 +1,181 @@
+"""`ragq ledger job ID` and `ragq ledger batch ID`: cost reports read from the ledger alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, TypeVar
+
+import typer
+from pydantic import BaseModel, ValidationError
+from rich.table import Table
+
+from cli.output import console, emit_json, fail
+from ragq.errors import LedgerError
+from ragq.settings import Settings, build_settings
+from schemas.reports import BatchReport, CostTotals, JobLedger
+
+ledger_app = typer.Typer(help="Cost reports from the ledger: one job, one batch.",
+                         no_args_is_help=True)
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+Report = TypeVar("Report", bound=BaseModel)
+
+
+def _settings() -> Settings:
+    try:
+        return build_settings()
+    except ValidationError as exc:
+        fail(f"invalid RAGQ_ settings: {exc}")
+
+
+def _read(query: Callable[..., Report], target_id: str) -> Report:
+    """Run one report query in a read-only session; an unknown id or a ledger that cannot be
+    read ends the command with the reason and exit code 1."""
+    from ledger import LedgerNotMigratedError, session_scope
+    from ragq.adapters import build_ledger_engine
+
+    engine = build_ledger_engine(_settings())
+    try:
+        with session_scope(engine, readonly=True) as session:
+            return query(session, target_id)
+    except LedgerNotMigratedError as exc:
+        fail(f"{exc}; from the shell: ragq db upgrade")
+    except LedgerError as exc:
+        fail(str(exc))
+    finally:
+        engine.dispose()
+
+
+def _usd(value: float | None) -> str:
+    """Dollars to the cent's hundredth, or to 1e-6 for the tiny per-call amounts."""
+    if value is None:
+        return "—"
+    return f"${value:,.4f}" if value == 0 or abs(value) >= 0.01 else f"${value:.6f}"
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _time(at: datetime) -> str:
+    return at.strftime("%H:%M:%S.%f")[:-3]
+
+
+def _amount(dimension: str, value: float | None) -> str:
+    if value is None:
+        return "unlimited"
+    return _usd(value) if dimension == "cost_usd" else f"{value:,.0f}"
+
+
+@ledger_app.command("job")
+def job(job_id: Annotated[str, typer.Argument(help="Job id.")], as_json: JsonFlag = False
+        ) -> None:
+    """Every budget charge of a job in order, its model calls, and its budget."""
+    from ledger.reports import job_ledger
+
+    report = _read(job_ledger, job_id)
+    if as_json:
+        emit_json(report.model_dump(mode="json"))
+        return
+    _print_job(report)
+
+
+@ledger_app.command("batch")
+def batch(batch_id: Annotated[str, typer.Argument(help="Batch id.")], as_json: JsonFlag = False
+          ) -> None:
+    """A batch's cost, tokens and calls, budget exhaustion, per route and overall."""
+    from ledger.reports import batch_report
+
+    report = _read(batch_report, batch_id)
+    if as_json:
+        emit_json(report.model_dump(mode="json"))
+        return
+    _print_batch(report)
+
+
+def _columns(table: Table, names: list[str], *, text: frozenset[str] = frozenset(),
+             wrap: str = "") -> Table:
+    """Text columns (the first, and ``text``) left-aligned, numbers right-aligned; only the
+    ``wrap`` column may fold, every other cell is shown whole."""
+    left = {names[0], wrap, *text}
+    for name in names:
+        table.add_column(name, justify="left" if name in left else "right",
+                         no_wrap=name != wrap, overflow="fold")
+    return table
+
+
+def _print_job(report: JobLedger) -> None:
+    stop = f", stopped: {report.stop_reason}" if report.stop_reason else ""
+    console.print(f"job [bold]{report.job_id}[/] {report.status}, route {report.route or '—'}"
+                  f", budget profile {report.profile or '—'}{stop}; created "
+                  f"{report.created_at:%Y-%m-%d %H:%M:%S} UTC", highlight=False)
+    charges = _columns(Table(title="budget charges, in order"), [
+        "time", "step", "dimension", "amount", "outcome", "idempotency key"],
+        text=frozenset({"step", "dimension", "outcome"}), wrap="idempotency key")
+    for c in report.charges:
+        charges.add_row(_time(c.at), c.step or "—", c.dimension, _amount(c.dimension, c.amount),
+                        c.outcome, c.idempotency_key,
+                        style=None if c.outcome == "granted" else "red")
+    console.print(charges)
+    console.print(_model_calls_table(report))
+    console.print(_dimensions_table(report))
+    console.print(f"retrieval calls {report.retrieval_calls} "
+                  f"({report.retrieval_cache_hits} cache hits)", highlight=False)
+
+
+def _model_calls_table(report: JobLedger) -> Table:
+    out = _columns(Table(title="model calls"), [
+        "time", "role", "model", "prompt", "compl.", "cost", "ms", "status"],
+        text=frozenset({"role", "status"}), wrap="model")
+    for m in report.model_calls:
+        out.add_row(_time(m.at), m.role, f"{m.provider}/{m.model}",
+                    str(m.prompt_tokens), str(m.completion_tokens), _usd(m.cost_usd),
+                    "—" if m.latency_ms is None else str(m.latency_ms), m.status)
+    return out
+
+
+def _dimensions_table(report: JobLedger) -> Table:
+    out = _columns(Table(title="budget (granted charges only)"),
+                   ["dimension", "limit", "granted", "refused charges"])
+    for d in report.dimensions:
+        out.add_row(d.dimension, _amount(d.dimension, d.limit), _amount(d.dimension, d.granted),
+                    str(d.refused_charges))
+    return out
+
+
+Cells = list[tuple[str, Callable[[CostTotals], str]]]
+_OUTCOME_CELLS: Cells = [
+    ("jobs", lambda t: f"{t.jobs:,}"),
+    ("completed", lambda t: f"{t.jobs_by_status.get('completed', 0):,}"),
+    ("finished", lambda t: f"{t.finished_jobs:,}"),
+    ("exhausted", lambda t: f"{t.budget_exhausted_jobs:,}"),
+    ("rate", lambda t: _rate(t.budget_exhaustion_rate)),
+    ("ran out of", lambda t: ", ".join(f"{d} {n}" for d, n in t.exhausted_dimensions.items())
+     or "—"),
+]
+_COST_CELLS: Cells = [
+    ("cost", lambda t: _usd(t.cost_usd)),
+    ("/ completed", lambda t: _usd(t.cost_per_completed_job)),
+    ("/ job", lambda t: _usd(t.cost_per_job_mean)),
+    ("tokens", lambda t: f"{t.tokens:,}"),
+    ("LLM calls", lambda t: f"{t.model_calls:,}"),
+    ("retrievals", lambda t: f"{t.retrieval_calls:,}"),
+]
+
+
+def _route_table(report: BatchReport, title: str, cells: Cells) -> Table:
+    out = _columns(Table(title=title), ["route", *[name for name, _ in cells]],
+                   text=frozenset({"ran out of"}), wrap="ran out of")
+    for route, totals in report.routes.items():
+        out.add_row(route, *[cell(totals) for _, cell in cells])
+    out.add_row("all", *[cell(report.totals) for _, cell in cells], style="bold")
+    return out
+
+
+def _print_batch(report: BatchReport) -> None:
+    statuses = ", ".join(f"{s} {n}" for s, n in report.totals.jobs_by_status.items())
+    console.print(f"batch [bold]{report.batch_id}[/] {report.status}: {statuses or 'no jobs'}",
+                  highlight=False)
+    console.print(_route_table(report, "outcomes per route", _OUTCOME_CELLS))
+    console.print(_route_table(report, "cost per route (granted budget charges, USD)",
+                               _COST_CELLS))

@@ -1,0 +1,84 @@
+"""Budget arithmetic (SPEC C9): which limits a job gets, and how a budget stop is named.
+
+A job's budget is its route's profile, overridden key by key by the batch's budget and then by
+the ticket's own: a ticket that only says ``max_cost_usd`` keeps every other limit of its route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from orchestration.routing import RoutePath
+from schemas.statuses import BudgetDimension
+from schemas.ticket import Budget, BudgetProfiles
+
+LIMIT_FIELDS: dict[BudgetDimension, str] = {dim: f"max_{dim.value}" for dim in BudgetDimension}
+
+DEFAULT_PROFILES: dict[RoutePath, Budget] = {
+    # Measured on the evaluation sets with the offline provider: p95 use sits well inside these,
+    # so a budget stops runaway loops without cutting ordinary jobs short.
+    RoutePath.SIMPLE: Budget(max_steps=10, max_retrieval_calls=2, max_unique_queries=2,
+                             max_rerank_calls=2, max_context_tokens=8_000,
+                             max_llm_tokens=40_000, max_cost_usd=0.05, max_latency_ms=120_000),
+    RoutePath.BOUNDED: Budget(max_steps=60, max_retrieval_calls=15, max_unique_queries=15,
+                              max_rerank_calls=2, max_context_tokens=8_000,
+                              max_llm_tokens=200_000, max_cost_usd=0.25,
+                              max_latency_ms=300_000),
+    RoutePath.FULL: Budget(max_steps=120, max_retrieval_calls=30, max_unique_queries=30,
+                           max_rerank_calls=3, max_context_tokens=12_000,
+                           max_llm_tokens=500_000, max_cost_usd=1.00, max_latency_ms=600_000),
+    RoutePath.ESCALATE: Budget(max_steps=160, max_retrieval_calls=40, max_unique_queries=40,
+                               max_rerank_calls=4, max_context_tokens=16_000,
+                               max_llm_tokens=800_000, max_cost_usd=2.00,
+                               max_latency_ms=900_000),
+}
+UNLIMITED = Budget()
+BUDGET_STOP = "budget:"
+
+
+def profile_for(route: RoutePath | str, overrides: BudgetProfiles | None = None) -> Budget:
+    """The budget profile of a route: the settings' override when there is one."""
+    path = RoutePath(route)
+    mine = getattr(overrides, path.value, None) if overrides is not None else None
+    return mine if mine is not None else DEFAULT_PROFILES[path]
+
+
+def resolve_budget(profile: Budget, *overrides: Budget | Mapping[str, object] | None) -> Budget:
+    """``profile`` with each override's set keys on top, later overrides winning."""
+    merged = profile.model_dump()
+    for override in overrides:
+        if override is None:
+            continue
+        layer = override if isinstance(override, Budget) else Budget.model_validate(override)
+        merged.update(layer.model_dump(exclude_none=True))
+    return Budget.model_validate(merged)
+
+
+def limits_of(budget: Budget) -> dict[BudgetDimension, int | Decimal | None]:
+    """The ledger's limit per dimension (None: unlimited). Latency is also a deadline."""
+    out: dict[BudgetDimension, int | Decimal | None] = {}
+    for dim, field in LIMIT_FIELDS.items():
+        value = getattr(budget, field)
+        out[dim] = Decimal(str(value)) if isinstance(value, float) else value
+    return out
+
+
+def deadline_of(budget: Budget, started_at: datetime) -> datetime | None:
+    """When the job must stop starting new work: its latency limit after it started."""
+    if budget.max_latency_ms is None:
+        return None
+    return started_at + timedelta(milliseconds=budget.max_latency_ms)
+
+
+def budget_stop(dimension: BudgetDimension | str) -> str:
+    """The stop reason of a job whose ``dimension`` ran out."""
+    return f"{BUDGET_STOP}{BudgetDimension(dimension).value}"
+
+
+def exhausted_dimension(stop_reason: str | None) -> BudgetDimension | None:
+    """The dimension named by a budget stop reason, else None."""
+    if not stop_reason or not stop_reason.startswith(BUDGET_STOP):
+        return None
+    return BudgetDimension(stop_reason.removeprefix(BUDGET_STOP))
