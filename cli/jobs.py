@@ -7,13 +7,15 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 import submission
-from cli.output import console, emit_json, err_console
+from cli.output import console, emit_json, err_console, fail
 from ragq.settings import Settings
+from schemas.ticket import Budget
 
 
 def _progress(disable: bool) -> Progress:
@@ -22,8 +24,9 @@ def _progress(disable: bool) -> Progress:
 
 
 def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
-           output: Path | None = None, show: bool = False) -> None:
-    sent = submission.submit_file(settings, path, collection=collection)
+           output: Path | None = None, show: bool = False, budget: str | None = None) -> None:
+    options = submission.BatchOptions(budget=_budget(budget)) if budget else None
+    sent = submission.submit_file(settings, path, collection=collection, options=options)
     if not as_json:
         console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
                       f"{sent.errors} bad lines (see `ragq errors {sent.batch_id}`)")
@@ -117,3 +120,13 @@ def print_result(result: dict[str, Any]) -> None:
         body += f"\n⚠ conflicting sources on {conflict.get('topic')}: " + " | ".join(
             conflict.get("statements", []))
     console.print(Panel(Text(body), title=Text(title), title_align="left", highlight=False))
+
+
+def _budget(text: str) -> dict[str, object]:
+    """The batch budget of ``--budget``, validated as every ticket's would be."""
+    try:
+        return Budget.model_validate_json(text).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "JSON"
+        fail(f"--budget: {where}: {first['msg']}")

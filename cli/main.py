@@ -103,6 +103,9 @@ def submit(
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="With --wait: write the results JSONL here.")] = None,
     show: Annotated[bool, typer.Option("--show", help="With --wait: print the answers.")] = False,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", help='Budget of the batch, JSON: {"max_steps": 20}; a ticket\'s own keys win.')]
+    = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create a batch, one job per ticket; bad lines go to the batch's errors file."""
@@ -110,7 +113,7 @@ def submit(
     if (output or show) and not wait:
         fail("--output and --show need --wait (or use `ragq results BATCH` later)")
     jobs.submit(settings, tickets, collection=collection or settings.collection, wait=wait,
-                as_json=as_json, output=output, show=show)
+                as_json=as_json, output=output, show=show, budget=budget)
 
 
 @app.command()

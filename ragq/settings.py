@@ -143,6 +143,19 @@ class Settings(BaseSettings):
     flower_port: int = Field(5555, ge=1, le=65535)
     start_timeout_s: float = Field(60.0, gt=0)
     task_time_limit_s: float = Field(300.0, gt=0)
+    visibility_timeout_s: float | None = Field(
+        None, gt=0, description="When an unacknowledged task (its worker died) is redelivered; "
+        "unset = 2 x task_time_limit_s + 60."
+    )
+
+    @field_validator("visibility_timeout_s")
+    @classmethod
+    def _visibility_above_limit(cls, value: float | None, info: object) -> float | None:
+        limit = getattr(info, "data", {}).get("task_time_limit_s", 300.0)
+        if value is not None and value <= limit:
+            raise ValueError(f"visibility_timeout_s ({value}) must exceed task_time_limit_s "
+                             f"({limit}), or a slow task would run twice at once")
+        return value
 
     @field_validator("chunk_overlap_words")
     @classmethod

@@ -163,14 +163,16 @@ def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | N
         app.send_task(DELIVER_WEBHOOK, args=(webhook_id, 1))
 
 
-def submit_file(settings: Settings, path: Path, *, collection: str) -> Submitted:
+def submit_file(settings: Settings, path: Path, *, collection: str,
+                options: BatchOptions | None = None) -> Submitted:
     """Submit a JSONL ticket file. Raises InputError when the file is missing and
     LimitExceededError when it is over a limit."""
     client_app(settings)  # fail before writing anything when the stack is down
     parsed = read_ticket_file(path, max_lines=settings.max_batch_lines,
                               max_bytes=settings.max_batch_bytes,
                               max_question_chars=settings.max_question_chars)
-    return submit_tickets(settings, parsed, collection=collection, source=str(path))
+    return submit_tickets(settings, parsed, collection=collection, source=str(path),
+                          options=options)
 
 
 def submit_stream(settings: Settings, stream: IO[str], *, collection: str, source: str,

@@ -39,8 +39,8 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "result_expires": 24 * 3600,
         "result_extended": True,
         "broker_connection_retry_on_startup": True,
-        "broker_transport_options": {"visibility_timeout": int(hard_limit * 2 + 60)},
-        "result_backend_transport_options": {"visibility_timeout": int(hard_limit * 2 + 60)},
+        "broker_transport_options": _transport_options(settings),
+        "result_backend_transport_options": _transport_options(settings),
         "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
         "task_default_queue": Queue.BOOKKEEPING.value,
         "task_routes": (route_task,),
@@ -48,3 +48,13 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "task_send_sent_event": True,
         "worker_hijack_root_logger": False,
     }
+
+
+def _transport_options(settings: Settings) -> dict[str, int]:
+    """How soon a Redis broker hands a dead worker's task to another: after the visibility
+    timeout (longer than any task may run, so a slow task is never run twice at once), found by
+    a sweep every few seconds (kombu's default sweeps only every ~100 s)."""
+    visibility = int(settings.visibility_timeout_s or settings.task_time_limit_s * 2 + 60)
+    return {"visibility_timeout": visibility,
+            "unacked_restore_interval": max(1, min(10, visibility // 6)),
+            "unacked_restore_throttle": 1}

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ragq.adapters import (
     build_embedder,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from vectorstore.base import VectorStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -48,56 +50,48 @@ class WorkerResources:
     _evidence_cache: EvidenceCache | None = None
     _plan_cache: PlanCache | None = None
 
+    def _once(self, name: str, build: Callable[[], T]) -> T:
+        """The adapter held in attribute ``name``, built on first use (once, across threads)."""
+        with self._lock:
+            value = getattr(self, name)
+            if value is None:
+                value = build()
+                setattr(self, name, value)
+            return value  # type: ignore[no-any-return]
+
     @property
     def engine(self) -> Engine:
-        with self._lock:
-            if self._engine is None:
-                self._engine = build_ledger_engine(self.settings)
-            return self._engine
+        return self._once("_engine", lambda: build_ledger_engine(self.settings))
 
     @property
     def vector_store(self) -> VectorStore:
-        with self._lock:
-            if self._store is None:
-                self._store = build_vector_store(self.settings)
-                log.info("vector store opened by this process")
-            return self._store
+        return self._once("_store", self._open_store)
+
+    def _open_store(self) -> VectorStore:
+        store = build_vector_store(self.settings)
+        log.info("vector store opened by this process")
+        return store
 
     @property
     def embedder(self) -> Embedder:
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = build_embedder(self.settings)
-            return self._embedder
+        return self._once("_embedder", lambda: build_embedder(self.settings))
 
     @property
     def provider(self) -> ModelProvider:
         embedder = self.embedder
-        with self._lock:
-            if self._provider is None:
-                self._provider = build_provider(self.settings, embedder)
-            return self._provider
+        return self._once("_provider", lambda: build_provider(self.settings, embedder))
 
     @property
     def count_tokens(self) -> TokenCounter:
-        with self._lock:
-            if self._count_tokens is None:
-                self._count_tokens = build_token_counter(self.settings)
-            return self._count_tokens
+        return self._once("_count_tokens", lambda: build_token_counter(self.settings))
 
     @property
     def evidence_cache(self) -> EvidenceCache:
-        with self._lock:
-            if self._evidence_cache is None:
-                self._evidence_cache = build_evidence_cache(self.settings)
-            return self._evidence_cache
+        return self._once("_evidence_cache", lambda: build_evidence_cache(self.settings))
 
     @property
     def plan_cache(self) -> PlanCache:
-        with self._lock:
-            if self._plan_cache is None:
-                self._plan_cache = build_plan_cache(self.settings)
-            return self._plan_cache
+        return self._once("_plan_cache", lambda: build_plan_cache(self.settings))
 
     def close(self) -> None:
         """Release the store (and its ownership lock) and the database pool."""

@@ -37,3 +37,14 @@ def test_webhooks_verify_accepts_a_genuine_body_and_refuses_a_tampered_one(tmp_p
     path.write_bytes(body + b" ")
     refused = ragq(tmp_path, *args, check=False)
     assert refused.returncode == 1 and json.loads(refused.stdout)["valid"] is False
+
+
+def test_submit_refuses_a_bad_batch_budget_naming_the_key(tmp_path):
+    tickets = tmp_path / "t.jsonl"
+    tickets.write_text('{"custom_id": "a", "question": "q?"}\n')
+    bad = ragq(tmp_path / "home", "submit", str(tickets), "--budget", '{"max_steps": -1}',
+               check=False)
+    assert bad.returncode == 1 and "--budget: max_steps" in bad.stderr
+    unknown = ragq(tmp_path / "home", "submit", str(tickets), "--budget", '{"max_stepz": 3}',
+                   check=False)
+    assert unknown.returncode == 1 and "max_stepz" in unknown.stderr

@@ -67,6 +67,7 @@ class FakeOpenAIServer(LoopbackServer):
         self.supports_json_schema = True
         self.omit_usage = False
         self.chat_delay_s = 0.0
+        self._delays: dict[str, deque[float]] = {}
         self.chat_by_role: Counter[str] = Counter()
         self.reported_prompt_tokens = 0
         self.reported_completion_tokens = 0
@@ -104,6 +105,12 @@ class FakeOpenAIServer(LoopbackServer):
         HTTP :class:`Reply` (an error with headers, a slow reply)."""
         with self._lock:
             self._scripts.setdefault(role, deque()).extend(answers)
+
+    def delay(self, role: str, seconds: float, *, times: int = 1) -> None:
+        """Hold the next ``times`` rule-based answers to ``role`` for ``seconds`` (a slow model
+        call that a test can interrupt, e.g. by killing the worker making it)."""
+        with self._lock:
+            self._delays.setdefault(role, deque()).extend([seconds] * times)
 
     def handle(self, request: Request) -> Reply:
         if request.path == CHAT:
@@ -152,7 +159,10 @@ class FakeOpenAIServer(LoopbackServer):
             with self._lock:
                 self.reported_prompt_tokens += prompt
                 self.reported_completion_tokens += output
-        return Reply(200, reply, delay_s=answer.delay_s or self.chat_delay_s)
+        with self._lock:
+            pending = self._delays.get(role)
+            held = pending.popleft() if pending else 0.0
+        return Reply(200, reply, delay_s=held or answer.delay_s or self.chat_delay_s)
 
     def _next_scripted(self, role: str) -> Scripted | None:
         with self._lock:

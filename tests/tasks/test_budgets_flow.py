@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from ingestion.submit import ingest_path
@@ -45,18 +46,14 @@ def test_a_tiny_budget_ends_budget_exhausted_with_a_partial_answer(stack, collec
     assert len(searched) == 1  # no search ran without being paid for (repeats come from the ledger)
 
 
-def test_a_step_budget_stops_before_planning(stack, collection, tmp_path):
+@pytest.mark.parametrize(("budget", "dimension"), [
+    ({"max_steps": 1}, "steps"),  # the router's step is the only one paid
+    ({"max_latency_ms": 1}, "latency_ms"),  # the deadline passes before any work
+])
+def test_a_budget_that_allows_no_search_ends_with_nothing_found(
+        stack, collection, tmp_path, budget, dimension):
     result = _run(stack, collection, tmp_path, {
-        "custom_id": "steps", "question": BRIDGE_QUESTION, "route": "full",
-        "budget": {"max_steps": 1}})
+        "custom_id": dimension, "question": BRIDGE_QUESTION, "route": "full", "budget": budget})
     assert result["status"] == "budget_exhausted"
-    assert result["stop_reason"] == "budget:steps"
+    assert result["stop_reason"] == f"budget:{dimension}"
     assert result["evidence_doc_ids"] == [] and result["answer"]  # says it found nothing
-
-
-def test_a_passed_deadline_stops_new_work(stack, collection, tmp_path):
-    result = _run(stack, collection, tmp_path, {
-        "custom_id": "late", "question": BRIDGE_QUESTION, "route": "full",
-        "budget": {"max_latency_ms": 1}})
-    assert result["status"] == "budget_exhausted"
-    assert result["stop_reason"] == "budget:latency_ms"

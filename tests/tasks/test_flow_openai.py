@@ -19,6 +19,7 @@ from schemas.pricing import PriceTable
 from submission import results, submit_file, wait
 from tests.conftest import Stack, running_stack
 from tests.fakes import FakeOpenAIServer, openai_error
+from tests.tasks.conftest import openai_overrides
 from tests.tasks.test_flow import BRIDGE_DOCS, write_jsonl
 
 pytestmark = pytest.mark.stack
@@ -28,20 +29,10 @@ QUESTIONS = ["Who makes the Zephyr camera and who founded Orion Labs?",
 
 
 @pytest.fixture(scope="module")
-def chat_server() -> Iterator[FakeOpenAIServer]:
-    """Module-scoped so that it outlives the workers of ``openai_stack``."""
-    with FakeOpenAIServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def openai_stack(chat_server: FakeOpenAIServer, tmp_path_factory: pytest.TempPathFactory
                  ) -> Iterator[Stack]:
-    overrides: dict[str, object] = {
-        "home": tmp_path_factory.mktemp("ragq-openai"), "provider": "openai",
-        "openai_base_url": chat_server.v1_url, "openai_api_key": "sk-test",
-        "openai_max_retries": 2, "openai_backoff_base_s": 0.05,
-        "general_worker_threads": 2, "vector_worker_threads": 2}
+    overrides = openai_overrides(chat_server, tmp_path_factory.mktemp("ragq-openai"),
+                                 openai_max_retries=2, openai_backoff_base_s=0.05)
     with running_stack(overrides) as stack:
         yield stack
 
