@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, or_, select, update
@@ -132,12 +132,19 @@ class ClaimedDelivery:
     disabled: bool
 
 
-def claim_delivery(session: Session, *, webhook_id: str, attempt: int) -> ClaimedDelivery | None:
-    """Take an unsent attempt for sending; None when it was sent or taken already."""
+def claim_delivery(session: Session, *, webhook_id: str, attempt: int,
+                   lease_s: float = 60.0) -> ClaimedDelivery | None:
+    """Take an unsent attempt for sending, for ``lease_s`` seconds; None when it was sent or
+    is being sent. A claim whose lease ran out belongs to a sender that died mid-send (its
+    worker was killed): the redelivered task takes it over, so the event is not lost (the
+    receiver may see it twice, under one ``webhook-id``)."""
+    now = utcnow()
+    unsent = WebhookDeliveryRow.error.is_(None) | (
+        (WebhookDeliveryRow.error == SENDING) & (WebhookDeliveryRow.next_attempt_at < now))
     taken = session.execute(update(WebhookDeliveryRow).where(
         WebhookDeliveryRow.webhook_id == webhook_id, WebhookDeliveryRow.attempt == attempt,
-        WebhookDeliveryRow.status_code.is_(None), WebhookDeliveryRow.error.is_(None),
-    ).values(error=SENDING)).rowcount
+        WebhookDeliveryRow.status_code.is_(None), unsent,
+    ).values(error=SENDING, next_attempt_at=now + timedelta(seconds=lease_s))).rowcount
     if not taken:
         return None
     row = session.scalars(select(WebhookDeliveryRow).where(

@@ -76,7 +76,8 @@ def deliver(engine: Engine, sender: WebhookSender, cfg: Settings, *, webhook_id:
     already made it. On a retryable failure the next attempt is recorded, due after the
     returned ``delay_s``."""
     with session_scope(engine) as session:
-        claimed = claim_delivery(session, webhook_id=webhook_id, attempt=attempt)
+        claimed = claim_delivery(session, webhook_id=webhook_id, attempt=attempt,
+                                 lease_s=cfg.webhook_timeout_s * 2 + 30)
     if claimed is None:
         return None
     outcome, error, retryable = _send(claimed, sender, cfg, resolve)

@@ -4,9 +4,10 @@ one event per ending, retries recorded, 410 disables, URLs checked again at deli
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ledger import (
     add_job,
@@ -19,6 +20,7 @@ from ledger import (
     session_scope,
     start_batch,
     upgrade,
+    utcnow,
 )
 from ledger.models import WebhookDeliveryRow, WebhookEndpointRow
 from orchestration.webhook_retry import NextStep
@@ -132,3 +134,23 @@ def test_urls_are_checked_again_at_delivery_time(engine, cfg, loopback):
                      attempt=1)
     assert result.step is NextStep.GIVE_UP and loopback.count() == 0
     assert "loopback" in attempts(engine, webhook_id)[0].error
+
+
+def test_an_attempt_whose_sender_died_is_taken_over_after_its_lease(engine, cfg, loopback):
+    from ledger import claim_delivery
+
+    loopback.route("POST", "/hook", lambda r: Reply(200, {}))
+    batch_id, jobs, _ = batch_with_jobs(engine, f"{loopback.base_url}/hook", n=1)
+    finish(engine, jobs[0])
+    (webhook_id,) = pending(engine, [], batch_id)
+    with session_scope(engine) as session:  # a sender claims the attempt, then its worker dies
+        assert claim_delivery(session, webhook_id=webhook_id, attempt=1, lease_s=3600)
+    sender = HttpxWebhookSender(timeout_s=5)
+    assert deliver(engine, sender, cfg, webhook_id=webhook_id, attempt=1) is None  # leased
+    with session_scope(engine) as session:  # the lease runs out
+        session.execute(update(WebhookDeliveryRow).values(next_attempt_at=utcnow()
+                                                          - timedelta(seconds=1)))
+    step = deliver(engine, sender, cfg, webhook_id=webhook_id, attempt=1)
+    assert step is not None and step.step is NextStep.DELIVERED
+    assert [(r.attempt, r.status_code) for r in attempts(engine, webhook_id)] == [(1, 200)]
+    assert len(loopback.requests) == 1
