@@ -241,12 +241,17 @@ class MultiCharge:
 def _first_refusal(session: Session, job_id: str, key: str) -> MultiCharge | None:
     rows = session.scalars(
         select(BudgetChargeRow).where(BudgetChargeRow.job_id == job_id,
-                                      BudgetChargeRow.idempotency_key.like(f"{key}/%"))
+                                      BudgetChargeRow.idempotency_key.like(
+                                          f"{_escape_like(key)}/%", escape="\\"))
         .execution_options(populate_existing=True)).all()
     if not rows:
         return None
     refused = [r for r in rows if r.outcome == ChargeOutcome.REFUSED]
     return MultiCharge(BudgetDimension(refused[0].dimension) if refused else None, True)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _blocking(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount],

@@ -240,3 +240,11 @@ def test_racing_deliveries_ensure_one_budget(engine: Engine, race: Race) -> None
     assert sum(race(8, ensure)) == 1
     with session_scope(engine, readonly=True) as session:
         assert get_job_budget(session, job_id=job_id) is not None
+
+
+def test_multi_charge_keys_are_matched_literally(engine: Engine) -> None:
+    job_id = _job_with_budget(engine, steps=10)
+    assert _many(engine, job_id, "stepx1", amounts={"steps": 1}).replayed is False
+    # "_" is a LIKE wildcard: "step_1" must not be taken for a replay of "stepx1"
+    assert _many(engine, job_id, "step_1", amounts={"steps": 1}).replayed is False
+    assert _used(engine, job_id) == (2, 0)
