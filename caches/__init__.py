@@ -16,12 +16,7 @@ from caches.keys import (
     evidence_pattern,
     plan_key,
 )
-from caches.local import (
-    DisabledEvidenceCache,
-    DisabledPlanCache,
-    InMemoryEvidenceCache,
-    InMemoryPlanCache,
-)
+from caches.local import DisabledEvidenceCache, DisabledPlanCache
 from caches.redis_caches import RedisEvidenceCache, RedisPlanCache
 
 __all__ = [
@@ -34,11 +29,9 @@ __all__ = [
     "connect",
     "resolve_cache_url",
     "REDIS_SCHEMES",
-    # without a server: fakes for tests, and the disabled caches
+    # without a server: always a miss
     "DisabledEvidenceCache",
     "DisabledPlanCache",
-    "InMemoryEvidenceCache",
-    "InMemoryPlanCache",
     # keys on the server
     "EVIDENCE_PREFIX",
     "PLAN_KEY_VERSION",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import redis
 
-from caches import EvidenceCache, InMemoryEvidenceCache, RedisEvidenceCache, connect, evidence_key
+from caches import RedisEvidenceCache, connect, evidence_key
 from ledger import current_versions, make_engine, session_scope, upgrade, upsert_document
 from orchestration.cache_check import acl_fingerprint, evidence_entry, usable
 from orchestration.retrieval_keys import retrieval_key
@@ -127,16 +127,3 @@ def test_drop_collection_removes_its_entries_only(
         assert evidence_cache.get(neighbour, "k0") == entry
     finally:
         evidence_cache.drop_collection(neighbour)
-
-
-def test_the_in_memory_fake_keeps_the_same_promises(collection: str) -> None:
-    now = [100.0]
-    fake: EvidenceCache = InMemoryEvidenceCache(ttl_s=10, clock=lambda: now[0])
-    entry = evidence_entry([hit()], requester_acl=["staff"])
-    assert fake.put(collection, "k", entry) and fake.get(collection, "k") == entry
-    assert fake.put(collection, "e", evidence_entry([], requester_acl=["staff"])) is False
-    fake.put(f"{collection}2", "k", entry)
-    assert fake.drop_collection(collection) == 1
-    assert fake.get(f"{collection}2", "k") == entry
-    now[0] += 10
-    assert fake.get(f"{collection}2", "k") is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import redis
 
-from caches import InMemoryPlanCache, PlanCache, RedisPlanCache, plan_key
+from caches import RedisPlanCache, plan_key
 from schemas.flow import Plan, PlannedSubQuery, Strategy
 
 PLAN = Plan(sub_queries=[PlannedSubQuery(text="Who founded Acme?"),
@@ -48,13 +48,3 @@ def test_an_unreadable_plan_is_a_miss_and_is_removed(
     client.set(name, b'{"sub_queries": [{"txt": "old contract"}]}', ex=60)
     assert plan_cache.get(QUESTION, provider=provider, max_sub_queries=2) is None
     assert not client.exists(name)
-
-
-def test_the_in_memory_fake_keeps_the_same_promises() -> None:
-    now = [0.0]
-    fake: PlanCache = InMemoryPlanCache(ttl_s=5, clock=lambda: now[0])
-    fake.put(QUESTION, PLAN, provider="offline", max_sub_queries=4)
-    assert fake.get(QUESTION.upper(), provider="offline", max_sub_queries=4) == PLAN
-    assert fake.get(QUESTION, provider="offline", max_sub_queries=5) is None
-    now[0] = 5.0
-    assert fake.get(QUESTION, provider="offline", max_sub_queries=4) is None
