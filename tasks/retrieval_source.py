@@ -60,20 +60,10 @@ def find(task: FlowTask, job: JobView, request: Request) -> Found | BudgetDimens
     vector = task.res.embedder.embed([request.query])[0]
     repeat = _repeat_of(task, request, earlier, vector) if task.settings.dedup_enabled else None
     if repeat is not None:
-        refused = charge(task, job.id, request.charge_key, {BudgetDimension.STEPS: 1},
-                         step="retrieve", attempt=request.attempt)
-        if refused is not None:
-            return refused
-        with session_scope(task.res.engine, readonly=True) as session:
-            hits = [EvidenceHit.of(r) for r in
-                    job_evidence(session, job_id=job.id, retrieval_request_id=repeat)]
-        return Found(hits, _ms(started), dedup_of=repeat)
-    cached = _from_cache(task, job, request)
-    if cached is not None:
-        refused = charge(task, job.id, request.charge_key, {BudgetDimension.STEPS: 1},
-                         step="retrieve", attempt=request.attempt)
-        return refused if refused is not None else Found(cached, _ms(started), cache_hit=True)
-    new_query = all(key != request.key for _, _, key in earlier)
+        return _answered(task, job, request, started, dedup_of=repeat)
+    if (cached := _from_cache(task, job, request)) is not None:
+        return _answered(task, job, request, started, hits=cached)
+    new_query = all(e.key != request.key for e in earlier)
     refused = charge(task, job.id, request.charge_key, {
         BudgetDimension.STEPS: 1, BudgetDimension.RETRIEVAL_CALLS: 1,
         BudgetDimension.UNIQUE_QUERIES: int(new_query),
@@ -85,6 +75,22 @@ def find(task: FlowTask, job: JobView, request: Request) -> Found | BudgetDimens
     task.res.evidence_cache.put(job.collection, request.key, evidence_entry(
         [_cached(h.score, h.payload) for h in found], requester_acl=job.acl))
     return Found([_hit(h.score, h.payload) for h in found], _ms(started))
+
+
+def _answered(task: FlowTask, job: JobView, request: Request, started: float, *,
+              dedup_of: str | None = None, hits: list[EvidenceHit] | None = None
+              ) -> Found | BudgetDimension:
+    """Hits that need no search (an earlier request's, or the cache's): a step, nothing more."""
+    refused = charge(task, job.id, request.charge_key, {BudgetDimension.STEPS: 1},
+                     step="retrieve", attempt=request.attempt)
+    if refused is not None:
+        return refused
+    if dedup_of is None:
+        return Found(hits or [], _ms(started), cache_hit=True)
+    with session_scope(task.res.engine, readonly=True) as session:
+        hits = [EvidenceHit.of(r) for r in
+                job_evidence(session, job_id=job.id, retrieval_request_id=dedup_of)]
+    return Found(hits, _ms(started), dedup_of=dedup_of)
 
 
 def _from_cache(task: FlowTask, job: JobView, request: Request) -> list[EvidenceHit] | None:
@@ -106,34 +112,43 @@ def _from_cache(task: FlowTask, job: JobView, request: Request) -> list[Evidence
                         title=h.title, text=h.text) for h in entry.hits]
 
 
-def _earlier_requests(task: FlowTask, job_id: str, request: Request
-                      ) -> list[tuple[str, str, str]]:
-    """(id, query, key) of the job's searched requests, other than this very attempt."""
+@dataclass(frozen=True)
+class _Earlier:
+    id: str
+    query: str
+    key: str
+    top_k: int
+
+
+def _earlier_requests(task: FlowTask, job_id: str, request: Request) -> list[_Earlier]:
+    """The job's searched requests, other than this very attempt."""
     with session_scope(task.res.engine, readonly=True) as session:
         rows = session.execute(
             select(RetrievalRequestRow.id, RetrievalRequestRow.query_text,
-                   RetrievalRequestRow.normalized_key, RetrievalRequestRow.sub_query_id,
-                   RetrievalRequestRow.attempt)
+                   RetrievalRequestRow.normalized_key, RetrievalRequestRow.top_k,
+                   RetrievalRequestRow.sub_query_id, RetrievalRequestRow.attempt)
             .where(RetrievalRequestRow.job_id == job_id, RetrievalRequestRow.dedup_of.is_(None))
             .order_by(RetrievalRequestRow.created_at)).all()
-    return [(r.id, r.query_text, r.normalized_key) for r in rows
+    return [_Earlier(r.id, r.query_text, r.normalized_key, r.top_k) for r in rows
             if (r.sub_query_id, r.attempt) != (request.sub_query_id, request.attempt)]
 
 
-def _repeat_of(task: FlowTask, request: Request, earlier: list[tuple[str, str, str]],
+def _repeat_of(task: FlowTask, request: Request, earlier: list[_Earlier],
                vector: list[float]) -> str | None:
     """The earlier request this one repeats: the same normalized key, or a query whose
-    embedding is within the near-duplicate threshold (a rewrite that says the same thing)."""
-    for request_id, _, key in earlier:
-        if key == request.key:
-            return request_id
-    if not earlier:
+    embedding is within the near-duplicate threshold (a rewrite that says the same thing) and
+    that fetched at least as many hits."""
+    for other in earlier:
+        if other.key == request.key:
+            return other.id
+    wide_enough = [e for e in earlier if e.top_k >= request.top_k]
+    if not wide_enough:
         return None
-    vectors = task.res.embedder.embed([text for _, text, _ in earlier])
+    vectors = task.res.embedder.embed([e.query for e in wide_enough])
     threshold = task.settings.near_duplicate_similarity
-    for (request_id, _, _), other in zip(earlier, vectors, strict=True):
-        if cosine(vector, other) >= threshold:
-            return request_id
+    for other, other_vector in zip(wide_enough, vectors, strict=True):
+        if cosine(vector, other_vector) >= threshold:
+            return other.id
     return None
 
 
