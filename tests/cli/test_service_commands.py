@@ -17,7 +17,7 @@ def test_keys_create_prints_a_key_whose_hash_finds_its_tenant_and_acl(tmp_path):
     assert out["key"].startswith("rq_")
     plain = ragq(home, "keys", "create", "--tenant", "acme").stdout.strip().splitlines()[0]
     assert plain.startswith("rq_") and plain != out["key"]
-    engine = make_engine(build_settings(home=home).ledger_url)
+    engine = make_engine(build_settings(home=home, database_url=None).ledger_url)
     with session_scope(engine) as session:
         row = find_api_key(session, key=out["key"])
         assert row is not None and row.tenant == "acme" and row.acl == ["public", "staff"]

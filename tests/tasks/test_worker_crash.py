@@ -44,6 +44,7 @@ def _kill_general_worker(stack: Stack) -> None:
     assert state is not None
     (worker,) = [p for p in state.processes if p.name == "general"]
     os.kill(worker.pid, signal.SIGKILL)
+    _until(lambda: not worker.is_running(), 10)  # a signal is delivered, not obeyed, at once
 
 
 def _until(condition, timeout_s: float) -> None:
