@@ -137,6 +137,7 @@ def finish_job(
     """End a job once: True for the call that ended it; the batch's counters move with it."""
     if status not in TERMINAL_JOB_STATUSES:
         raise ValueError(f"{status} is not a terminal status")
+    _lock_batch_of(session, job_id)
     done = session.execute(
         update(JobRow).where(JobRow.id == job_id, JobRow.status.in_(_OPEN)).values(
             status=status, result=result, stop_reason=stop_reason, error=error,
@@ -151,6 +152,22 @@ def finish_job(
         _count_finished(session, job.batch_id, status)
     record_job_event(session, job=job)
     return True
+
+
+def _lock_batch(session: Session, batch_id: str) -> None:
+    # FOR NO KEY UPDATE: what an UPDATE of the row takes, no more (inserts of rows that
+    # reference the batch still proceed).
+    session.execute(select(BatchRow.id).where(BatchRow.id == batch_id)
+                    .with_for_update(key_share=True))
+
+
+def _lock_batch_of(session: Session, job_id: str) -> None:
+    """Lock the job's batch row before the job's own: ending a job (job, then the batch's
+    counters) and cancelling a batch (batch, then each job) would otherwise take the two
+    locks in opposite orders and deadlock on PostgreSQL."""
+    batch_id = session.scalar(select(JobRow.batch_id).where(JobRow.id == job_id))
+    if batch_id is not None:
+        _lock_batch(session, batch_id)
 
 
 def _count_finished(session: Session, batch_id: str, status: JobStatus) -> None:
@@ -181,6 +198,7 @@ def cancel_job(session: Session, *, job_id: str) -> bool:
 
 def cancel_batch(session: Session, *, batch_id: str) -> int:
     """Cancel every open job of a batch; finished results are kept. Returns how many."""
+    _lock_batch(session, batch_id)
     batch = get_batch(session, batch_id=batch_id)
     if batch.status in (BatchStatus.VALIDATING, BatchStatus.IN_PROGRESS):
         batch.status = BatchStatus.CANCELLING

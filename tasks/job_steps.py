@@ -21,7 +21,7 @@ from ledger import (
     session_scope,
 )
 from ledger.models import PlanRow, VerificationRow
-from orchestration.budgets import budget_stop
+from orchestration.budgets import budget_stop, exhausted_dimension
 from orchestration.canvas import (
     FINALIZE,
     PLAN,
@@ -248,8 +248,9 @@ def finalize(self: FlowTask, job_id: str, status: str, stop_reason: str,
     with session_scope(self.res.engine) as session:
         result = build_result(session, job_id=job_id, status=status, stop_reason=stop_reason,
                               context_tokens=context_tokens)
+        ran_out = exhausted_dimension(stop_reason)
         finish_job(session, job_id=job_id, status=JobStatus(status), result=result,
-                   stop_reason=stop_reason)
+                   stop_reason=stop_reason, exhausted_dimension=ran_out.value if ran_out else None)
     # Also when this is a redelivery: the ending may have committed before its events were sent.
     enqueue_webhooks(self.app, self.res.engine, job_id=job_id)
     return status

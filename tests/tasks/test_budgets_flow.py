@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from ingestion.submit import ingest_path
 from ledger import session_scope
-from ledger.models import BudgetChargeRow, JobBudgetRow, RetrievalRequestRow
+from ledger.models import BudgetChargeRow, JobBudgetRow, JobRow, RetrievalRequestRow
 from ragq.adapters import build_ledger_engine
 from schemas.statuses import ChargeOutcome
 from submission import results, submit_file, wait
@@ -34,6 +34,8 @@ def test_a_tiny_budget_ends_budget_exhausted_with_a_partial_answer(stack, collec
     assert result["evidence_doc_ids"] and result["answer"]  # what the one search found
     with session_scope(build_ledger_engine(stack.settings)) as session:
         budget = session.get(JobBudgetRow, result["job_id"])
+        job = session.get(JobRow, result["job_id"])
+        assert job is not None and job.exhausted_dimension == "retrieval_calls"
         refused = session.scalars(select(BudgetChargeRow).where(
             BudgetChargeRow.job_id == result["job_id"],
             BudgetChargeRow.outcome == ChargeOutcome.REFUSED)).all()
