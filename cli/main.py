@@ -194,6 +194,24 @@ def keys_create(
     service.create_key(_settings(), tenant=tenant, acl=labels, as_json=as_json)
 
 
+@service.keys_app.command("list")
+def keys_list(
+    tenant: Annotated[str | None, typer.Option(help="Only this tenant's keys.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """List keys: id, tenant, ACL, live or revoked (the keys themselves are not stored)."""
+    service.list_keys(_settings(), tenant=tenant, as_json=as_json)
+
+
+@service.keys_app.command("revoke")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key's id (from `ragq keys list`).")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Revoke a key: requests with it get 401 from then on."""
+    service.revoke_key(_settings(), key_id=key_id, as_json=as_json)
+
+
 @service.webhooks_app.command("verify")
 def webhooks_verify(
     body_file: Annotated[Path, typer.Argument(help="The raw request body as received.")],

@@ -1,4 +1,5 @@
-"""`ragq serve`, `ragq keys create` and `ragq webhooks verify`: the HTTP service's commands."""
+"""`ragq serve`, `ragq keys create|list|revoke` and `ragq webhooks verify`: the HTTP service's
+commands."""
 
 from __future__ import annotations
 
@@ -41,6 +42,40 @@ def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool
         typer.echo(key)
         console.print(f"tenant {tenant}, acl {','.join(acl)} — shown once; store it now",
                       style="dim", highlight=False)
+
+
+def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
+    """Every key's id, tenant, ACL and state (never the key: only its hash is stored)."""
+    from ledger import list_api_keys, session_scope
+    from ragq.adapters import build_ledger_engine
+
+    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+        rows = [{"id": r.id, "tenant": r.tenant, "acl": list(r.acl),
+                 "created_at": r.created_at.isoformat(),
+                 "revoked_at": r.revoked_at.isoformat() if r.revoked_at else None}
+                for r in list_api_keys(session, tenant=tenant)]
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        state = f"revoked {r['revoked_at']}" if r["revoked_at"] else "live"
+        console.print(f"{r['id']}  {r['tenant']}  acl={','.join(r['acl'])}  {state}",
+                      highlight=False)
+
+
+def revoke_key(settings: Settings, *, key_id: str, as_json: bool) -> None:
+    """Revoke a key by id: its requests get 401 from then on."""
+    from ledger import revoke_api_key, session_scope
+    from ragq.adapters import build_ledger_engine
+
+    with session_scope(build_ledger_engine(settings)) as session:
+        revoked = revoke_api_key(session, key_id=key_id)
+    if not revoked:
+        fail(f"no live key {key_id} (see `ragq keys list`)")
+    if as_json:
+        emit_json({"id": key_id, "revoked": True})
+    else:
+        console.print(f"revoked {key_id}", highlight=False)
 
 
 def verify(secret: str, *, msg_id: str, timestamp: str, signature: str, body_file: Path,

@@ -6,7 +6,13 @@ to date with :func:`upgrade`, and write through the keyword-only functions below
 :class:`LedgerError` subclasses.
 """
 
-from ledger.api_keys import create_api_key, find_api_key, hash_key, revoke_api_key
+from ledger.api_keys import (
+    create_api_key,
+    find_api_key,
+    hash_key,
+    list_api_keys,
+    revoke_api_key,
+)
 from ledger.budgets import (
     ChargeResult,
     MultiCharge,
@@ -146,6 +152,7 @@ __all__ = [
     "create_api_key",
     "find_api_key",
     "hash_key",
+    "list_api_keys",
     "revoke_api_key",
     # webhook events and deliveries
     "ClaimedDelivery",

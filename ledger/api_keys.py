@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from ledger.models import ApiKeyRow, utcnow
 
-__all__ = ["create_api_key", "find_api_key", "hash_key", "revoke_api_key"]
+__all__ = ["create_api_key", "find_api_key", "hash_key", "list_api_keys", "revoke_api_key"]
 
 KEY_PREFIX = "rq_"
 
@@ -42,3 +42,11 @@ def revoke_api_key(session: Session, *, key_id: str) -> bool:
     return bool(session.execute(update(ApiKeyRow).where(
         ApiKeyRow.id == key_id, ApiKeyRow.revoked_at.is_(None)).values(revoked_at=utcnow())
     ).rowcount)
+
+
+def list_api_keys(session: Session, *, tenant: str | None = None) -> list[ApiKeyRow]:
+    """Keys (live and revoked), oldest first, of one tenant or all; never the keys themselves."""
+    query = select(ApiKeyRow).order_by(ApiKeyRow.created_at)
+    if tenant is not None:
+        query = query.where(ApiKeyRow.tenant == tenant)
+    return list(session.scalars(query))

@@ -48,3 +48,18 @@ def test_submit_refuses_a_bad_batch_budget_naming_the_key(tmp_path):
     unknown = ragq(tmp_path / "home", "submit", str(tickets), "--budget", '{"max_stepz": 3}',
                    check=False)
     assert unknown.returncode == 1 and "max_stepz" in unknown.stderr
+
+
+def test_keys_list_and_revoke_as_a_user_runs_them(tmp_path):
+    home = tmp_path / "home"
+    made = json.loads(ragq(home, "keys", "create", "--tenant", "acme", "--json").stdout)
+    ragq(home, "keys", "create", "--tenant", "other")
+    listed = json.loads(ragq(home, "keys", "list", "--tenant", "acme", "--json").stdout)
+    assert [(k["id"], k["revoked_at"]) for k in listed] == [(made["id"], None)]
+    assert made["key"] not in ragq(home, "keys", "list").stdout  # only hashes are stored
+    ragq(home, "keys", "revoke", made["id"])
+    engine = make_engine(build_settings(home=home, database_url=None).ledger_url)
+    with session_scope(engine) as session:
+        assert find_api_key(session, key=made["key"]) is None  # the API now answers 401
+    again = ragq(home, "keys", "revoke", made["id"], check=False)
+    assert again.returncode == 1 and "no live key" in again.stderr
