@@ -332,6 +332,8 @@ def _record(session: Session, job_id: str, values: Mapping[BudgetDimension, Amou
             refused: BudgetDimension | None, key: str, step: str | None, attempt: int) -> None:
     if refused is not None:
         values = {refused: values.get(refused, 0)}
+    else:  # a zero amount only asked "is this dimension still open?": nothing to record
+        values = {dim: amount for dim, amount in values.items() if amount}
     session.add_all(
         BudgetChargeRow(job_id=job_id, dimension=dim, amount=amount,
                         idempotency_key=f"{key}/{dim.value}", step=step, attempt=attempt,

@@ -248,3 +248,11 @@ def test_multi_charge_keys_are_matched_literally(engine: Engine) -> None:
     # "_" is a LIKE wildcard: "step_1" must not be taken for a replay of "stepx1"
     assert _many(engine, job_id, "step_1", amounts={"steps": 1}).replayed is False
     assert _used(engine, job_id) == (2, 0)
+
+
+def test_a_zero_amount_checks_a_dimension_without_recording_a_charge(engine: Engine) -> None:
+    job_id = _job_with_budget(engine, steps=5, cost_usd=Decimal("0.01"))
+    assert _many(engine, job_id, "k", amounts={"steps": 1, "cost_usd": 0}).granted
+    with session_scope(engine, readonly=True) as session:
+        keys = session.scalars(select(BudgetChargeRow.idempotency_key)).all()
+    assert keys == ["k/steps"]
