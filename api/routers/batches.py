@@ -17,6 +17,7 @@ from api.upload import JSONL_TYPES, check_declared_length, read_body
 from ragq.errors import InputError, NotFoundError
 from ragq.settings import Settings
 from schemas.api import BatchCreate, BatchList, BatchOut, CancelOut, ErrorOut
+from schemas.ticket import Budget
 from submission import BatchOptions, Caller
 
 router = APIRouter(prefix="/v1/batches", tags=["batches"],
@@ -28,7 +29,8 @@ UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
     "application/jsonl": {"schema": {"type": "string", "format": "binary"}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary"}, "collection": {"type": "string"},
-        "webhook_url": {"type": "string"}}, "required": ["file"]}},
+        "webhook_url": {"type": "string"}, "budget": {"type": "string"}},
+        "required": ["file"]}},
 }}}
 
 
@@ -52,12 +54,23 @@ def _submit_json(settings: Settings, body: BatchCreate, caller: Caller) -> Batch
 
 def _submit_jsonl(settings: Settings, raw: Any, fields: dict[str, str], source: str,
                   caller: Caller) -> BatchOut:
+    options = BatchOptions(webhook_url=fields.get("webhook_url") or None,
+                           budget=_budget_field(fields.get("budget")))
     with raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as text:
         sent = submission.submit_stream(
             settings, text, collection=fields.get("collection") or settings.collection,
-            source=source, caller=caller,
-            options=BatchOptions(webhook_url=fields.get("webhook_url") or None))
+            source=source, caller=caller, options=options)
     return _created(settings, sent, caller)
+
+
+def _budget_field(text: str | None) -> dict[str, Any] | None:
+    """The batch budget of a JSONL upload (a JSON query or form field), validated."""
+    if not text:
+        return None
+    try:
+        return Budget.model_validate_json(text).model_dump(exclude_none=True)
+    except ValueError as exc:
+        raise InputError(f"invalid budget: {exc}") from exc
 
 
 @router.post("", status_code=201, response_model=BatchOut, openapi_extra=UPLOAD_DOC,
@@ -66,6 +79,9 @@ async def create_batch(
     request: Request, settings: SettingsDep, caller: CallerDep,
     collection: Annotated[str | None, Query(description="For a JSONL upload.")] = None,
     webhook_url: Annotated[str | None, Query(description="For a JSONL upload.")] = None,
+    budget: Annotated[str | None, Query(
+        description='For a JSONL upload: the batch budget as JSON, e.g. {"max_steps": 20}.')]
+    = None,
 ) -> BatchOut:
     """Create a batch from JSON ``{"tickets": [...]}`` or a JSONL upload (raw body or multipart
     ``file``). Bad lines go to the errors file; more lines or bytes than allowed is a 413, an
@@ -82,7 +98,8 @@ async def create_batch(
         raise InputError(f"unsupported content type {content_type!r}; send application/json, "
                          "application/jsonl or multipart/form-data")
     raw, fields, source = await read_body(request, settings.max_batch_bytes)
-    fields = {"collection": collection or "", "webhook_url": webhook_url or "", **fields}
+    fields = {"collection": collection or "", "webhook_url": webhook_url or "",
+              "budget": budget or "", **fields}
     return await run_in_threadpool(_submit_jsonl, settings, raw, fields, source, caller)
 
 

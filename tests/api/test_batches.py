@@ -135,3 +135,18 @@ def test_cancel_over_http_stops_open_jobs_and_keeps_finished_results(
     again = httpx.post(f"{api}/v1/batches/{batch['id']}/cancel", headers=auth(key)).json()
     assert again["cancelled_jobs"] == 0
     assert httpx.post(f"{api}/v1/batches/bat_nope/cancel", headers=auth(key)).status_code == 404
+
+
+def test_a_jsonl_upload_carries_a_validated_batch_budget(api, make_key, collection, stack):
+    from ledger.models import BatchRow
+
+    key = make_key("budgeted")
+    headers = {**auth(key), "content-type": "application/jsonl"}
+    bad = httpx.post(f"{api}/v1/batches", headers=headers, content=jsonl(tickets(1)),
+                     params={"collection": collection, "budget": '{"max_steps": -1}'})
+    assert bad.status_code == 422 and "max_steps" in bad.text
+    good = httpx.post(f"{api}/v1/batches", headers=headers, content=jsonl(tickets(1)),
+                      params={"collection": collection, "budget": '{"max_steps": 2}'})
+    assert good.status_code == 201, good.text
+    with session_scope(build_ledger_engine(stack.settings)) as session:
+        assert session.get(BatchRow, good.json()["id"]).budget == {"max_steps": 2}
