@@ -7,15 +7,14 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 import submission
 from cli.output import console, emit_json, err_console, fail
+from ragq.errors import InputError
 from ragq.settings import Settings
-from schemas.ticket import Budget
 
 
 def _progress(disable: bool) -> Progress:
@@ -125,8 +124,6 @@ def print_result(result: dict[str, Any]) -> None:
 def _budget(text: str) -> dict[str, object]:
     """The batch budget of ``--budget``, validated as every ticket's would be."""
     try:
-        return Budget.model_validate_json(text).model_dump(exclude_none=True)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "JSON"
-        fail(f"--budget: {where}: {first['msg']}")
+        return submission.parse_budget(text, source="--budget")
+    except InputError as exc:
+        fail(str(exc))

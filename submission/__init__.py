@@ -15,7 +15,14 @@ from submission.batches import (
     submit_tickets,
     wait,
 )
-from submission.tickets import Limits, TicketError, parse_lines, read_ticket_file, read_tickets
+from submission.tickets import (
+    Limits,
+    TicketError,
+    parse_budget,
+    parse_lines,
+    read_ticket_file,
+    read_tickets,
+)
 from submission.views import (
     batch_view,
     describe,
@@ -60,4 +67,5 @@ __all__ = [
     "parse_lines",
     "read_ticket_file",
     "read_tickets",
+    "parse_budget",
 ]

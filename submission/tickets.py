@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ingestion.sources import describe_validation_error
 from ragq.errors import InputError, LimitExceededError
-from schemas.ticket import MAX_QUESTION_CHARS, Ticket
+from schemas.ticket import MAX_QUESTION_CHARS, Budget, Ticket
 
 
 @dataclass(frozen=True)
@@ -124,3 +124,14 @@ def read_ticket_file(path: Path, *, max_lines: int, max_bytes: int,
     limits = Limits(max_lines, max_bytes, max_question_chars)
     with path.open(encoding="utf-8", errors="replace") as fh:
         return read_tickets(fh, limits=limits, source=str(path))
+
+
+def parse_budget(text: str, *, source: str = "budget") -> dict[str, object]:
+    """A batch budget given as JSON text (a CLI option, a query field), validated like a
+    ticket's; InputError names the key that is wrong."""
+    try:
+        return Budget.model_validate_json(text).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "JSON"
+        raise InputError(f"{where}: {first['msg']}", source=source) from exc

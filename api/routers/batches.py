@@ -17,7 +17,6 @@ from api.upload import JSONL_TYPES, check_declared_length, read_body
 from ragq.errors import InputError, NotFoundError
 from ragq.settings import Settings
 from schemas.api import BatchCreate, BatchList, BatchOut, CancelOut, ErrorOut
-from schemas.ticket import Budget
 from submission import BatchOptions, Caller
 
 router = APIRouter(prefix="/v1/batches", tags=["batches"],
@@ -65,12 +64,7 @@ def _submit_jsonl(settings: Settings, raw: Any, fields: dict[str, str], source: 
 
 def _budget_field(text: str | None) -> dict[str, Any] | None:
     """The batch budget of a JSONL upload (a JSON query or form field), validated."""
-    if not text:
-        return None
-    try:
-        return Budget.model_validate_json(text).model_dump(exclude_none=True)
-    except ValueError as exc:
-        raise InputError(f"invalid budget: {exc}") from exc
+    return submission.parse_budget(text) if text else None
 
 
 @router.post("", status_code=201, response_model=BatchOut, openapi_extra=UPLOAD_DOC,
