@@ -95,19 +95,21 @@ def assemble_context(
         if item.doc_id in docs:
             waiting.append(item)
             continue
-        if _fits(item, chosen, used, max_tokens, max_items, count_tokens):
+        cost = count_tokens(item.text)
+        if _fits(cost, len(chosen), used, max_tokens, max_items):
             chosen.append(item)
-            used += count_tokens(item.text)
+            used += cost
             docs.add(item.doc_id)
     for item in waiting:
-        if _fits(item, chosen, used, max_tokens, max_items, count_tokens):
+        cost = count_tokens(item.text)
+        if _fits(cost, len(chosen), used, max_tokens, max_items):
             chosen.append(item)
-            used += count_tokens(item.text)
+            used += cost
     return chosen
 
 
-def _fits(item: Evidence, chosen: list[Evidence], used: int, max_tokens: int,
-          max_items: int | None, count_tokens: TokenCounter) -> bool:
-    if max_items is not None and len(chosen) >= max_items:
+def _fits(cost: int, count: int, used: int, max_tokens: int, max_items: int | None) -> bool:
+    """Whether one more item of ``cost`` tokens fits beside ``count`` items using ``used``."""
+    if max_items is not None and count >= max_items:
         return False
-    return used + count_tokens(item.text) <= max_tokens
+    return used + cost <= max_tokens

@@ -59,7 +59,7 @@ def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> str | None:
         plan = session.query(PlanRow).filter_by(job_id=job_id, round=0).first()
         strategy = plan.strategy if plan and plan.strategy else "single"
     context, tokens = _context(self, job_id, job.question, evidence)
-    draft = _draft(self, job_id, job.question, context, strategy, findings)
+    draft = _draft(self, job_id, job.question, context, strategy, findings, tokens)
     by_chunk = {c.chunk_id: first_row[c.chunk_id] for c in context}
     with session_scope(self.res.engine) as session:
         mark_in_context(session, job_id=job_id, evidence_ids=list(by_chunk.values()))
@@ -102,13 +102,15 @@ def _context(task: FlowTask, job_id: str, question: str, evidence: list[Evidence
 
 
 def _draft(task: FlowTask, job_id: str, question: str, context: list[Evidence], strategy: str,
-           findings: list[str]) -> DraftAnswer:
+           findings: list[str], context_tokens: int) -> DraftAnswer:
+    """The provider's answer; out of budget, the extractive one (no model call). The call
+    reserves the context's tokens, already counted."""
     provider = task.res.provider
     try:
         return task.model_call(
             job_id, "synthesizer", "synthesize",
             lambda: provider.synthesize(question, context, strategy=strategy,
                                         findings=findings),
-            reserve=sum(task.res.count_tokens(c.text) for c in context))
+            reserve=context_tokens)
     except BudgetExhaustedError:
         return extractive.synthesize(question, context, strategy=strategy, findings=findings)
