@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from decimal import Decimal
 
 from sqlalchemy import select
@@ -57,8 +57,12 @@ def find(task: FlowTask, job: JobView, request: Request) -> Found | BudgetDimens
     """The request's hits, or the budget dimension that refused the search."""
     started = time.perf_counter()
     earlier = _earlier_requests(task, job.id, request)
+    dedup = task.settings.dedup_enabled
+    repeat = _same_request(request, earlier) if dedup else None
+    if repeat is not None:  # answered before any embedding
+        return _answered(task, job, request, started, dedup_of=repeat)
     vector = task.res.embedder.embed([request.query])[0]
-    repeat = _repeat_of(task, request, earlier, vector) if task.settings.dedup_enabled else None
+    repeat = _near_duplicate(task, request, earlier, vector) if dedup else None
     if repeat is not None:
         return _answered(task, job, request, started, dedup_of=repeat)
     if (cached := _from_cache(task, job, request)) is not None:
@@ -107,9 +111,7 @@ def _from_cache(task: FlowTask, job: JobView, request: Request) -> list[Evidence
         log.info("job=%s evidence cache entry refused: %s", job.id, verdict.reason)
         cache.delete(job.collection, request.key)
         return None
-    return [EvidenceHit(doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score,
-                        source_version=h.source_version, authority_tier=h.authority_tier,
-                        title=h.title, text=h.text) for h in entry.hits]
+    return [EvidenceHit(**h.model_dump(exclude={"acl"})) for h in entry.hits]
 
 
 @dataclass(frozen=True)
@@ -133,14 +135,15 @@ def _earlier_requests(task: FlowTask, job_id: str, request: Request) -> list[_Ea
             if (r.sub_query_id, r.attempt) != (request.sub_query_id, request.attempt)]
 
 
-def _repeat_of(task: FlowTask, request: Request, earlier: list[_Earlier],
-               vector: list[float]) -> str | None:
-    """The earlier request this one repeats: the same normalized key, or a query whose
-    embedding is within the near-duplicate threshold (a rewrite that says the same thing) and
-    that fetched at least as many hits."""
-    for other in earlier:
-        if other.key == request.key:
-            return other.id
+def _same_request(request: Request, earlier: list[_Earlier]) -> str | None:
+    """The earlier request with the same normalized key, if any."""
+    return next((other.id for other in earlier if other.key == request.key), None)
+
+
+def _near_duplicate(task: FlowTask, request: Request, earlier: list[_Earlier],
+                    vector: list[float]) -> str | None:
+    """An earlier request whose query embedding is within the near-duplicate threshold (a
+    rewrite that says the same thing) and that fetched at least as many hits."""
     wide_enough = [e for e in earlier if e.top_k >= request.top_k]
     if not wide_enough:
         return None
@@ -164,11 +167,9 @@ def _hit(score: float, payload: dict[str, object]) -> EvidenceHit:
 
 
 def _cached(score: float, payload: dict[str, object]) -> CachedHit:
-    hit = _hit(score, payload)
+    """The hit as the evidence cache keeps it: with the ACL labels it was stored under."""
     acl = payload.get("acl") or []
-    return CachedHit(doc_id=hit.doc_id, chunk_id=hit.chunk_id, score=hit.score,
-                     source_version=hit.source_version, authority_tier=hit.authority_tier,
-                     title=hit.title, text=hit.text,
+    return CachedHit(**asdict(_hit(score, payload)),
                      acl=[str(a) for a in acl])  # type: ignore[union-attr]
 
 
