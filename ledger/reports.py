@@ -37,10 +37,10 @@ from schemas.reports import (
     JobLedger,
     ModelCallEntry,
 )
+from schemas.statuses import BUDGET_STOP
 
 __all__ = ["batch_report", "exhausted_dimension_of", "job_ledger"]
 
-_BUDGET_STOP_PREFIX = "budget:"
 _UNKNOWN_DIMENSION = "unknown"
 _MONEY_PLACES = 8
 
@@ -179,8 +179,8 @@ class _Tally:
 def exhausted_dimension_of(stop_reason: str | None, exhausted_dimension: str | None) -> str:
     """The dimension a ``budget_exhausted`` job ran out of: from ``stop_reason``
     (``"budget:retrieval_calls"``), else the job's ``exhausted_dimension``, else ``"unknown"``."""
-    if stop_reason and stop_reason.startswith(_BUDGET_STOP_PREFIX):
-        return stop_reason.removeprefix(_BUDGET_STOP_PREFIX) or _UNKNOWN_DIMENSION
+    if stop_reason and stop_reason.startswith(BUDGET_STOP):
+        return stop_reason.removeprefix(BUDGET_STOP) or _UNKNOWN_DIMENSION
     return exhausted_dimension or _UNKNOWN_DIMENSION
 
 

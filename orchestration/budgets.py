@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from orchestration.routing import RoutePath
-from schemas.statuses import BudgetDimension
+from schemas.statuses import BUDGET_STOP, BudgetDimension
 from schemas.ticket import Budget, BudgetProfiles
 
 LIMIT_FIELDS: dict[BudgetDimension, str] = {dim: f"max_{dim.value}" for dim in BudgetDimension}
@@ -35,7 +35,6 @@ DEFAULT_PROFILES: dict[RoutePath, Budget] = {
                                max_latency_ms=900_000),
 }
 UNLIMITED = Budget()
-BUDGET_STOP = "budget:"
 
 
 def profile_for(route: RoutePath | str, overrides: BudgetProfiles | None = None) -> Budget:

@@ -62,6 +62,10 @@ class BudgetDimension(StrEnum):
     LATENCY_MS = "latency_ms"
 
 
+BUDGET_STOP = "budget:"
+"""Prefix of a job's ``stop_reason`` when a budget dimension ran out: ``budget:<dimension>``."""
+
+
 class ChargeOutcome(StrEnum):
     """Whether a budget charge was paid or refused for lack of budget."""
 
