@@ -1,9 +1,9 @@
 """The HTTP front door (SPEC C16): FastAPI routes that parse, call one submission function,
 and shape the answer. Build it with :func:`create_api`; serve it with `ragq serve`."""
 
-from api.app import create_api
-from api.errors import error_response
-from api.server import ApiServer, serve
+from ragq.api.app import create_api
+from ragq.api.errors import error_response
+from ragq.api.server import ApiServer, serve
 
 __all__ = [
     # building

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from api import errors
-from api.metrics import build_registry
-from api.routers import batches, jobs, ops
 from ragq.adapters import build_ledger_engine
+from ragq.api import errors
+from ragq.api.metrics import build_registry
+from ragq.api.routers import batches, jobs, ops
 from ragq.settings import Settings
 
 DESCRIPTION = """Submit questions and JSONL ticket batches, follow them, fetch results with

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ledger import find_api_key, session_scope
 from ragq.errors import AuthError
+from ragq.ledger import find_api_key, session_scope
 from ragq.settings import Settings
-from submission import Caller
+from ragq.submission import Caller
 
 bearer = HTTPBearer(auto_error=False, description="An API key from `ragq keys create`.")
 

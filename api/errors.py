@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from ledger.errors import LedgerUnavailableError
 from ragq.errors import (
     AuthError,
     InputError,
@@ -15,6 +14,7 @@ from ragq.errors import (
     StackError,
     WebhookUrlError,
 )
+from ragq.ledger.errors import LedgerUnavailableError
 
 #: Most specific first: the first class an error is an instance of decides its status and code.
 STATUS: list[tuple[type[RagqError], int, str]] = [

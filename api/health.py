@@ -9,12 +9,12 @@ import redis
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from ledger import session_scope
 from ragq.errors import RagqError
+from ragq.ledger import session_scope
+from ragq.schemas.api import ComponentHealth
 from ragq.settings import Settings
-from schemas.api import ComponentHealth
-from workers.queues import Queue, task_name
-from workers.stack_state import effective_broker_url
+from ragq.workers.queues import Queue, task_name
+from ragq.workers.stack_state import effective_broker_url
 
 Check = Callable[[], str | None]
 
@@ -48,7 +48,7 @@ def check_vectors(settings: Settings) -> str | None:
         httpx.get(f"{settings.qdrant_url.rstrip('/')}/readyz", timeout=2,
                   headers=headers).raise_for_status()
         return settings.qdrant_url
-    from workers.client import call
+    from ragq.workers.client import call
 
     call(settings, task_name(Queue.RETRIEVAL, "echo"), 1, timeout_s=3)
     return "embedded (vector worker answered)"

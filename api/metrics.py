@@ -15,12 +15,18 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from ledger import session_scope
-from ledger.models import BatchRow, JobRow, ModelCallRow, WebhookDeliveryRow, WebhookEndpointRow
+from ragq.ledger import session_scope
+from ragq.ledger.models import (
+    BatchRow,
+    JobRow,
+    ModelCallRow,
+    WebhookDeliveryRow,
+    WebhookEndpointRow,
+)
+from ragq.schemas.statuses import BatchStatus, JobStatus
 from ragq.settings import Settings
-from schemas.statuses import BatchStatus, JobStatus
-from workers.queues import Queue
-from workers.stack_state import effective_broker_url
+from ragq.workers.queues import Queue
+from ragq.workers.stack_state import effective_broker_url
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Self
 
 import uvicorn
 
-from api.app import create_api
+from ragq.api.app import create_api
 from ragq.errors import StackError
 from ragq.settings import Settings
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from embedding.base import Embedder
+from ragq.embedding.base import Embedder
 
 CACHE_ROOT = Path("/tmp/ragq_bench_embeddings")
 

@@ -19,15 +19,15 @@ from sqlalchemy import func, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation import percentile
-from evaluation.run import collection_for, load_questions
-from ingestion.submit import ingest_path
-from ledger import get_job, session_scope
-from ledger.models import ModelCallRow, RetrievalRequestRow
 from ragq.adapters import build_ledger_engine
+from ragq.evaluation import percentile
+from ragq.evaluation.run import collection_for, load_questions
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import get_job, session_scope
+from ragq.ledger.models import ModelCallRow, RetrievalRequestRow
 from ragq.settings import Settings, build_settings
-from submission import ask, wait
-from workers import supervisor
+from ragq.submission import ask, wait
+from ragq.workers import supervisor
 
 
 def split(settings: Settings, job_id: str) -> tuple[float, float]:

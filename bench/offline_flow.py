@@ -43,16 +43,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from orchestration.chunking import chunk_document, chunk_point_id, embedding_text
-from orchestration.context import LEXICAL_WEIGHT, assemble_context, rerank_lexical
-from orchestration.plan import layers, validate_plan
-from orchestration.routing import budget_for, path_for
-from orchestration.stop_rules import VerifyRound, decide_stop
-from orchestration.substitution import substitute
-from orchestration.text import words
-from schemas.document import Document
-from schemas.flow import Evidence
-from vectorstore.base import VectorPoint
+from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
+from ragq.orchestration.context import LEXICAL_WEIGHT, assemble_context, rerank_lexical
+from ragq.orchestration.plan import layers, validate_plan
+from ragq.orchestration.routing import budget_for, path_for
+from ragq.orchestration.stop_rules import VerifyRound, decide_stop
+from ragq.orchestration.substitution import substitute
+from ragq.orchestration.text import words
+from ragq.schemas.document import Document
+from ragq.schemas.flow import Evidence
+from ragq.vectorstore.base import VectorPoint
 
 CHUNK_WORDS = 180
 CHUNK_OVERLAP = 40
@@ -240,9 +240,9 @@ def baseline(retriever: Retriever, question: str, k: int) -> set[str]:
 def run(dataset: Path, max_tokens: int, limit: int | None, verbose: bool,
         lexical_weight: float = LEXICAL_WEIGHT) -> dict[str, Any]:
     """Ingest (cached) and run every question of ``dataset`` both ways; returns the figures."""
-    from embedding.minilm import MiniLmEmbedder
-    from providers.offline import OfflineProvider
-    from vectorstore.edge import EdgeVectorStore
+    from ragq.embedding.minilm import MiniLmEmbedder
+    from ragq.providers.offline import OfflineProvider
+    from ragq.vectorstore.edge import EdgeVectorStore
 
     embedder = MiniLmEmbedder()
     root = ingest(dataset / "corpus.jsonl", embedder, EdgeVectorStore)

@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from providers.openai import OpenAIProvider, RetryPolicy, RoleCaller, make_client, prompts
-from providers.openai.wire import SufficiencyWire, strict_schema
-from schemas.flow import Evidence, RoleModels
-from schemas.pricing import PriceTable
+from ragq.providers.openai import OpenAIProvider, RetryPolicy, RoleCaller, make_client, prompts
+from ragq.providers.openai.wire import SufficiencyWire, strict_schema
+from ragq.schemas.flow import Evidence, RoleModels
+from ragq.schemas.pricing import PriceTable
 from tests.fakes import FakeOpenAIServer
 
 MODEL = "gpt-4o-mini"

@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from title_scores import score_title_search, title_top_k
 
-from ingestion.submit import ingest_path
+from ragq.ingestion.submit import ingest_path
 from ragq.settings import Settings, build_settings
-from workers import supervisor
-from workers.client import call
-from workers.queues import Queue, task_name
+from ragq.workers import supervisor
+from ragq.workers.client import call
+from ragq.workers.queues import Queue, task_name
 
 SEARCH_BATCH = task_name(Queue.RETRIEVAL, "search_batch")
 

@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embed_cache import CachedEmbeddings
 from title_scores import score_title_search, title_top_k
 
-from embedding.minilm import MiniLmEmbedder
-from orchestration.chunking import chunk_document, chunk_point_id, embedding_text
-from schemas.document import Chunk, Document
-from tasks.ingest import _write_chunks
-from vectorstore import EdgeVectorStore, TitleFusion, VectorPoint, VectorStore
+from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
+from ragq.schemas.document import Chunk, Document
+from ragq.tasks.ingest import _write_chunks
+from ragq.vectorstore import EdgeVectorStore, TitleFusion, VectorPoint, VectorStore
 
 CHUNK_WORDS = 180
 CHUNK_OVERLAP = 40

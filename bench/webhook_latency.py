@@ -21,14 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation import percentile
-from ingestion.submit import ingest_path
-from ledger import get_job, session_scope
 from ragq.adapters import build_ledger_engine
+from ragq.evaluation import percentile
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import get_job, session_scope
+from ragq.schemas.ticket import Ticket
 from ragq.settings import build_settings
-from schemas.ticket import Ticket
-from submission import submit_job, wait
-from workers import supervisor
+from ragq.submission import submit_job, wait
+from ragq.workers import supervisor
 
 ROOT = Path(__file__).resolve().parents[1]
 received: dict[str, float] = {}

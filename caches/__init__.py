@@ -5,10 +5,10 @@ Build them with ``ragq.adapters.build_evidence_cache`` / ``build_plan_cache``. A
 must be re-checked with ``orchestration.cache_check.usable`` before use, and deleted when unusable.
 """
 
-from caches.base import EvidenceCache, PlanCache
-from caches.connection import REDIS_SCHEMES, connect, resolve_cache_url
-from caches.guard import SERVER_ERRORS, UNREACHABLE, ServerGuard
-from caches.keys import (
+from ragq.caches.base import EvidenceCache, PlanCache
+from ragq.caches.connection import REDIS_SCHEMES, connect, resolve_cache_url
+from ragq.caches.guard import SERVER_ERRORS, UNREACHABLE, ServerGuard
+from ragq.caches.keys import (
     EVIDENCE_PREFIX,
     PLAN_KEY_VERSION,
     PLAN_PREFIX,
@@ -16,8 +16,8 @@ from caches.keys import (
     evidence_pattern,
     plan_key,
 )
-from caches.local import DisabledEvidenceCache, DisabledPlanCache
-from caches.redis_caches import RedisEvidenceCache, RedisPlanCache
+from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
+from ragq.caches.redis_caches import RedisEvidenceCache, RedisPlanCache
 
 __all__ = [
     # interfaces

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from schemas.cache import CachedEvidence
-from schemas.flow import Plan
+from ragq.schemas.cache import CachedEvidence
+from ragq.schemas.flow import Plan
 
 
 class EvidenceCache(Protocol):

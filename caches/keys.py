@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 
-from orchestration.retrieval_keys import normalize_text
+from ragq.orchestration.retrieval_keys import normalize_text
 
 EVIDENCE_PREFIX = "ragq:ev"
 PLAN_PREFIX = "ragq:plan"

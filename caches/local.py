@@ -3,8 +3,8 @@ interfaces, always a miss, so the task layer never asks whether caching is on.""
 
 from __future__ import annotations
 
-from schemas.cache import CachedEvidence
-from schemas.flow import Plan
+from ragq.schemas.cache import CachedEvidence
+from ragq.schemas.flow import Plan
 
 
 class DisabledEvidenceCache:

@@ -13,10 +13,10 @@ from typing import TypeVar
 import redis
 from pydantic import BaseModel, ValidationError
 
-from caches.guard import ServerGuard
-from caches.keys import EVIDENCE_PREFIX, evidence_key, evidence_pattern, plan_key
-from schemas.cache import CachedEvidence
-from schemas.flow import Plan
+from ragq.caches.guard import ServerGuard
+from ragq.caches.keys import EVIDENCE_PREFIX, evidence_key, evidence_pattern, plan_key
+from ragq.schemas.cache import CachedEvidence
+from ragq.schemas.flow import Plan
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """``python -m cli`` runs the `ragq` command (useful where the console script is not on PATH)."""
 
-from cli.main import main
+from ragq.cli.main import main
 
 main()

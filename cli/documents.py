@@ -8,11 +8,11 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli.output import console, emit_json, err_console
-from ingestion.submit import ingest_path
+from ragq.cli.output import console, emit_json, err_console
+from ragq.ingestion.submit import ingest_path
 from ragq.settings import Settings
-from workers.client import call
-from workers.queues import Queue, task_name
+from ragq.workers.client import call
+from ragq.workers.queues import Queue, task_name
 
 SEARCH = task_name(Queue.RETRIEVAL, "search")
 

@@ -9,8 +9,8 @@ from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli.output import console, emit_json, err_console
-from evaluation import run_eval, write_report
+from ragq.cli.output import console, emit_json, err_console
+from ragq.evaluation import run_eval, write_report
 from ragq.settings import Settings
 
 Column = tuple[str, str, str]  # (figure key, header, format)

@@ -11,8 +11,8 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-import submission
-from cli.output import console, emit_json, err_console, fail
+from ragq import submission
+from ragq.cli.output import console, emit_json, err_console, fail
 from ragq.errors import InputError
 from ragq.settings import Settings
 

@@ -10,10 +10,10 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
-from cli.output import console, emit_json, fail
+from ragq.cli.output import console, emit_json, fail
 from ragq.errors import LedgerError
+from ragq.schemas.reports import BatchReport, CostTotals, JobLedger
 from ragq.settings import Settings, build_settings
-from schemas.reports import BatchReport, CostTotals, JobLedger
 
 ledger_app = typer.Typer(help="Cost reports from the ledger: one job, one batch.",
                          no_args_is_help=True)
@@ -31,8 +31,8 @@ def _settings() -> Settings:
 def _read(query: Callable[..., Report], target_id: str) -> Report:
     """Run one report query in a read-only session; an unknown id or a ledger that cannot be
     read ends the command with the reason and exit code 1."""
-    from ledger import LedgerNotMigratedError, session_scope
     from ragq.adapters import build_ledger_engine
+    from ragq.ledger import LedgerNotMigratedError, session_scope
 
     engine = build_ledger_engine(_settings())
     try:
@@ -71,7 +71,7 @@ def _amount(dimension: str, value: float | None) -> str:
 def job(job_id: Annotated[str, typer.Argument(help="Job id.")], as_json: JsonFlag = False
         ) -> None:
     """Every budget charge of a job in order, its model calls, and its budget."""
-    from ledger.reports import job_ledger
+    from ragq.ledger.reports import job_ledger
 
     report = _read(job_ledger, job_id)
     if as_json:
@@ -84,7 +84,7 @@ def job(job_id: Annotated[str, typer.Argument(help="Job id.")], as_json: JsonFla
 def batch(batch_id: Annotated[str, typer.Argument(help="Batch id.")], as_json: JsonFlag = False
           ) -> None:
     """A batch's cost, tokens and calls, budget exhaustion, per route and overall."""
-    from ledger.reports import batch_report
+    from ragq.ledger.reports import batch_report
 
     report = _read(batch_report, batch_id)
     if as_json:

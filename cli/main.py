@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from cli import documents, evaluate, jobs, service, stack
-from cli.ledger import ledger_app
-from cli.output import emit_json, fail
+from ragq.cli import documents, evaluate, jobs, service, stack
+from ragq.cli.ledger import ledger_app
+from ragq.cli.output import emit_json, fail
 from ragq.errors import RagqError
 from ragq.settings import Settings, build_settings
-from workers.client import close_clients
+from ragq.workers.client import close_clients
 
 app = typer.Typer(
     name="ragq", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -233,7 +233,7 @@ def webhooks_verify(
 @db_app.command("upgrade")
 def db_upgrade(as_json: JsonFlag = False) -> None:
     """Apply the ledger migrations (`ragq up` does this too)."""
-    from ledger import current_revision, upgrade
+    from ragq.ledger import current_revision, upgrade
 
     settings = _settings()
     upgrade(settings.ledger_url)

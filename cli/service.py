@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cli.output import console, emit_json, fail
+from ragq.cli.output import console, emit_json, fail
 from ragq.errors import WebhookSignatureError
 from ragq.settings import Settings
 
@@ -19,8 +19,8 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable J
 
 def serve(settings: Settings, *, host: str | None, port: int | None) -> None:
     """Serve the HTTP API in the foreground."""
-    from api import serve as run
-    from ledger import upgrade
+    from ragq.api import serve as run
+    from ragq.ledger import upgrade
 
     upgrade(settings.ledger_url)
     host, port = host or settings.api_host, port or settings.api_port
@@ -30,8 +30,8 @@ def serve(settings: Settings, *, host: str | None, port: int | None) -> None:
 
 def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool) -> None:
     """Create a key, print it once."""
-    from ledger import create_api_key, session_scope, upgrade
     from ragq.adapters import build_ledger_engine
+    from ragq.ledger import create_api_key, session_scope, upgrade
 
     upgrade(settings.ledger_url)
     with session_scope(build_ledger_engine(settings)) as session:
@@ -46,8 +46,8 @@ def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool
 
 def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
     """Every key's id, tenant, ACL and state (never the key: only its hash is stored)."""
-    from ledger import list_api_keys, session_scope
     from ragq.adapters import build_ledger_engine
+    from ragq.ledger import list_api_keys, session_scope
 
     with session_scope(build_ledger_engine(settings), readonly=True) as session:
         rows = [{"id": r.id, "tenant": r.tenant, "acl": list(r.acl),
@@ -65,8 +65,8 @@ def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
 
 def revoke_key(settings: Settings, *, key_id: str, as_json: bool) -> None:
     """Revoke a key by id: its requests get 401 from then on."""
-    from ledger import revoke_api_key, session_scope
     from ragq.adapters import build_ledger_engine
+    from ragq.ledger import revoke_api_key, session_scope
 
     with session_scope(build_ledger_engine(settings)) as session:
         revoked = revoke_api_key(session, key_id=key_id)
@@ -81,7 +81,7 @@ def revoke_key(settings: Settings, *, key_id: str, as_json: bool) -> None:
 def verify(secret: str, *, msg_id: str, timestamp: str, signature: str, body_file: Path,
            tolerance_s: int, as_json: bool) -> None:
     """Check a received webhook; exit 1 when it does not verify."""
-    from webhooks import verify_signature
+    from ragq.webhooks import verify_signature
 
     try:
         verify_signature(secret, msg_id=msg_id, timestamp=timestamp, body=body_file.read_bytes(),

@@ -8,11 +8,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.output import console, emit_json
+from ragq.cli.output import console, emit_json
 from ragq.settings import Settings
-from workers import supervisor
-from workers.client import ping_workers
-from workers.stack_state import effective_broker_url, load_state
+from ragq.workers import supervisor
+from ragq.workers.client import ping_workers
+from ragq.workers.stack_state import effective_broker_url, load_state
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 

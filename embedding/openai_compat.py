@@ -15,10 +15,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import openai
 
-from embedding.errors import EmbeddingAuthError, EmbeddingDimensionError, EmbeddingUnavailableError
-from embedding.vectors import l2_normalize
-from providers.openai.transport import RetryPolicy, make_client, send
+from ragq.embedding.errors import (
+    EmbeddingAuthError,
+    EmbeddingDimensionError,
+    EmbeddingUnavailableError,
+)
+from ragq.embedding.vectors import l2_normalize
 from ragq.errors import EmbeddingError
+from ragq.providers.openai.transport import RetryPolicy, make_client, send
 
 _Factory = Callable[["OpenAIEmbedder", openai.OpenAIError], EmbeddingError]
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from schemas.statuses import JobStatus
+from ragq.schemas.statuses import JobStatus
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 

@@ -12,14 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evaluation.metrics import question_row, summarize
-from ingestion.submit import ingest_path
 from ragq.errors import InputError
+from ragq.evaluation.metrics import question_row, summarize
+from ragq.ingestion.submit import ingest_path
+from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
-from schemas.ticket import Ticket
-from submission import results, submit_tickets, wait
-from workers.client import call
-from workers.queues import Queue, task_name
+from ragq.submission import results, submit_tickets, wait
+from ragq.workers.client import call
+from ragq.workers.queues import Queue, task_name
 
 SEARCH_BATCH = task_name(Queue.RETRIEVAL, "search_batch")
 Progress = Callable[[str, int, int], None]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from schemas.document import Document
+from ragq.schemas.document import Document
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)

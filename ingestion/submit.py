@@ -10,14 +10,14 @@ from pathlib import Path
 
 from celery import chord
 
-from ingestion.sources import BadLine, read_documents
-from ledger import add_ingest_counts, create_ingest_run, session_scope
 from ragq.adapters import build_ledger_engine
 from ragq.errors import InputError, StackError
+from ragq.ingestion.sources import BadLine, read_documents
+from ragq.ledger import add_ingest_counts, create_ingest_run, session_scope
+from ragq.schemas.document import Document
 from ragq.settings import Settings
-from schemas.document import Document
-from workers.client import client_app
-from workers.queues import Queue, task_name
+from ragq.workers.client import client_app
+from ragq.workers.queues import Queue, task_name
 
 INGEST_DOCUMENTS = task_name(Queue.INGEST, "documents")
 FINISH_INGEST = task_name(Queue.BOOKKEEPING, "finish_ingest")

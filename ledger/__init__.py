@@ -6,14 +6,14 @@ to date with :func:`upgrade`, and write through the keyword-only functions below
 :class:`LedgerError` subclasses.
 """
 
-from ledger.api_keys import (
+from ragq.ledger.api_keys import (
     create_api_key,
     find_api_key,
     hash_key,
     list_api_keys,
     revoke_api_key,
 )
-from ledger.budgets import (
+from ragq.ledger.budgets import (
     ChargeResult,
     MultiCharge,
     charge_budget,
@@ -22,7 +22,7 @@ from ledger.budgets import (
     ensure_job_budget,
     get_job_budget,
 )
-from ledger.db import (
+from ragq.ledger.db import (
     SQLITE_BUSY_TIMEOUT_MS,
     ledger_errors,
     make_engine,
@@ -30,14 +30,14 @@ from ledger.db import (
     normalize_url,
     session_scope,
 )
-from ledger.documents import (
+from ragq.ledger.documents import (
     UpsertOutcome,
     count_documents,
     current_versions,
     get_documents,
     upsert_document,
 )
-from ledger.errors import (
+from ragq.ledger.errors import (
     LedgerConfigurationError,
     LedgerError,
     LedgerIntegrityError,
@@ -47,14 +47,14 @@ from ledger.errors import (
     LedgerUnavailableError,
     translate_error,
 )
-from ledger.ids import new_id
-from ledger.ingest_runs import (
+from ragq.ledger.ids import new_id
+from ragq.ledger.ingest_runs import (
     add_ingest_counts,
     create_ingest_run,
     finish_ingest_run,
     get_ingest_run,
 )
-from ledger.jobs import (
+from ragq.ledger.jobs import (
     add_job,
     batch_errors,
     batch_jobs,
@@ -70,8 +70,8 @@ from ledger.jobs import (
     set_job_status,
     start_batch,
 )
-from ledger.migrate import current_revision, head_revision, is_up_to_date, upgrade
-from ledger.models import (
+from ragq.ledger.migrate import current_revision, head_revision, is_up_to_date, upgrade
+from ragq.ledger.models import (
     TERMINAL_JOB_STATUSES,
     AnswerRow,
     ApiKeyRow,
@@ -104,7 +104,7 @@ from ledger.models import (
     WebhookEndpointRow,
     utcnow,
 )
-from ledger.steps import (
+from ragq.ledger.steps import (
     EvidenceHit,
     NewSubQuery,
     finish_sub_query,
@@ -120,7 +120,7 @@ from ledger.steps import (
     record_sub_queries,
     record_verification,
 )
-from ledger.webhooks import (
+from ragq.ledger.webhooks import (
     ClaimedDelivery,
     claim_delivery,
     disable_endpoint,

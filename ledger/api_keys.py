@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ledger.models import ApiKeyRow, utcnow
+from ragq.ledger.models import ApiKeyRow, utcnow
 
 __all__ = ["create_api_key", "find_api_key", "hash_key", "list_api_keys", "revoke_api_key"]
 

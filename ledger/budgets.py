@@ -18,9 +18,9 @@ from sqlalchemy import ColumnElement, CursorResult, Table, func, literal, select
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session
 
-from ledger.errors import LedgerNotFoundError
-from ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, JobBudgetRow
-from ledger.models.base import utcnow
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, JobBudgetRow
+from ragq.ledger.models.base import utcnow
 
 __all__ = [
     "ChargeResult",

@@ -25,7 +25,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
 
-from ledger.errors import LedgerConfigurationError, LedgerError, translate_error
+from ragq.ledger.errors import LedgerConfigurationError, LedgerError, translate_error
 
 __all__ = [
     "SQLITE_BUSY_TIMEOUT_MS",

@@ -9,7 +9,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ledger.models import DocumentRow
+from ragq.ledger.models import DocumentRow
 
 __all__ = [
     "UpsertOutcome",

@@ -7,8 +7,8 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Table, update
 from sqlalchemy.orm import Session
 
-from ledger.errors import LedgerNotFoundError
-from ledger.models import IngestRunRow, IngestStatus, utcnow
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.ledger.models import IngestRunRow, IngestStatus, utcnow
 
 __all__ = ["add_ingest_counts", "create_ingest_run", "finish_ingest_run", "get_ingest_run"]
 

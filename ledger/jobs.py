@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from ledger.errors import LedgerNotFoundError
-from ledger.models import (
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.ledger.models import (
     TERMINAL_JOB_STATUSES,
     BatchInputErrorRow,
     BatchRow,
@@ -22,8 +22,8 @@ from ledger.models import (
     JobStatus,
     utcnow,
 )
-from ledger.results import build_result
-from ledger.webhooks import record_batch_event, record_job_event
+from ragq.ledger.results import build_result
+from ragq.ledger.webhooks import record_batch_event, record_job_event
 
 __all__ = [
     "add_job",

@@ -21,8 +21,8 @@ from alembic.util import CommandError
 from sqlalchemy import func, select
 from sqlalchemy.engine import URL
 
-from ledger.db import ledger_errors, make_engine, normalize_url
-from ledger.errors import LedgerMigrationError
+from ragq.ledger.db import ledger_errors, make_engine, normalize_url
+from ragq.ledger.errors import LedgerMigrationError
 
 __all__ = [
     "MIGRATIONS_DIR",

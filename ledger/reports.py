@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session
 
-from ledger.jobs import get_batch, get_job
-from ledger.models import (
+from ragq.ledger.jobs import get_batch, get_job
+from ragq.ledger.models import (
     TERMINAL_JOB_STATUSES,
     BudgetChargeRow,
     BudgetDimension,
@@ -28,7 +28,7 @@ from ledger.models import (
     ModelCallRow,
     RetrievalRequestRow,
 )
-from schemas.reports import (
+from ragq.schemas.reports import (
     UNROUTED,
     BatchReport,
     ChargeEntry,
@@ -37,7 +37,7 @@ from schemas.reports import (
     JobLedger,
     ModelCallEntry,
 )
-from schemas.statuses import BUDGET_STOP
+from ragq.schemas.statuses import BUDGET_STOP
 
 __all__ = ["batch_report", "exhausted_dimension_of", "job_ledger"]
 

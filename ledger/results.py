@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ledger.models import (
+from ragq.ledger.models import (
     AnswerRow,
     EvidenceItemRow,
     JobBudgetRow,
@@ -17,7 +17,7 @@ from ledger.models import (
     RetrievalRequestRow,
     utcnow,
 )
-from schemas.ticket import JobResult, ResultCitation, ResultUsage
+from ragq.schemas.ticket import JobResult, ResultCitation, ResultUsage
 
 __all__ = ["build_result"]
 

@@ -16,7 +16,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ledger.models import (
+from ragq.ledger.models import (
     AnswerRow,
     Base,
     CitationRow,

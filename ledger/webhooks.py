@@ -17,9 +17,9 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ledger.models import BatchRow, JobRow, WebhookDeliveryRow, WebhookEndpointRow, utcnow
-from schemas.statuses import BatchStatus, JobStatus
-from schemas.webhook import BATCH_EVENT, JOB_EVENT, event_id
+from ragq.ledger.models import BatchRow, JobRow, WebhookDeliveryRow, WebhookEndpointRow, utcnow
+from ragq.schemas.statuses import BatchStatus, JobStatus
+from ragq.schemas.webhook import BATCH_EVENT, JOB_EVENT, event_id
 
 __all__ = [
     "ClaimedDelivery",

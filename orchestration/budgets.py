@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from orchestration.routing import RoutePath
-from schemas.statuses import BUDGET_STOP, BudgetDimension
-from schemas.ticket import Budget, BudgetProfiles
+from ragq.orchestration.routing import RoutePath
+from ragq.schemas.statuses import BUDGET_STOP, BudgetDimension
+from ragq.schemas.ticket import Budget, BudgetProfiles
 
 LIMIT_FIELDS: dict[BudgetDimension, str] = {dim: f"max_{dim.value}" for dim in BudgetDimension}
 

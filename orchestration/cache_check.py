@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from schemas.cache import CachedEvidence, CachedHit
+from ragq.schemas.cache import CachedEvidence, CachedHit
 
 __all__ = ["CacheVerdict", "acl_fingerprint", "evidence_entry", "usable"]
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from celery import Celery, chord
 from celery.canvas import Signature
 
-from workers.queues import Queue, task_name
+from ragq.workers.queues import Queue, task_name
 
 RETRIEVE = task_name(Queue.RETRIEVAL, "retrieve")
 CHECK = task_name(Queue.MODELS, "check")

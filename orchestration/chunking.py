@@ -11,7 +11,7 @@ import re
 import uuid
 from collections.abc import Iterator
 
-from schemas.document import Chunk, Document
+from ragq.schemas.document import Chunk, Document
 
 _CHUNK_NAMESPACE = uuid.UUID("5b0f7d0e-7a4e-4c55-9a53-3c1f5d1e9a10")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]?$")

@@ -12,8 +12,8 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from orchestration.text import near_duplicate, term_overlap
-from schemas.flow import Evidence
+from ragq.orchestration.text import near_duplicate, term_overlap
+from ragq.schemas.flow import Evidence
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 
-from schemas.document import Document
+from ragq.schemas.document import Document
 
 
 class DocumentAction(StrEnum):

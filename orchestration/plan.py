@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragq.errors import RagqError
-from schemas.flow import Plan, PlannedSubQuery, Strategy
+from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
 PLACEHOLDER = re.compile(r"\{(\d+)\}")
 _NON_WORD = re.compile(r"[^\w{}]+")

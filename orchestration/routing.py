@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ragq.errors import RagqError
-from schemas.flow import QuestionClass
+from ragq.schemas.flow import QuestionClass
 
 
 class RoutePath(StrEnum):

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from orchestration.plan import PLACEHOLDER
-from schemas.flow import PlannedSubQuery
+from ragq.orchestration.plan import PLACEHOLDER
+from ragq.schemas.flow import PlannedSubQuery
 
 # Words a dropped placeholder would leave dangling ("the founder of" -> "the founder").
 _DROPPED = "\x00"

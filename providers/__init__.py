@@ -2,14 +2,14 @@
 
 from typing import TYPE_CHECKING
 
-from providers.base import ModelProvider
-from providers.offline import OfflineProvider
 from ragq.lazy import lazy_exports
+from ragq.providers.base import ModelProvider
+from ragq.providers.offline import OfflineProvider
 
 if TYPE_CHECKING:
-    from providers.openai import OpenAIProvider
+    from ragq.providers.openai import OpenAIProvider
 
-__getattr__ = lazy_exports(__name__, {"OpenAIProvider": "providers.openai"})
+__getattr__ = lazy_exports(__name__, {"OpenAIProvider": "ragq.providers.openai"})
 
 __all__ = [
     # the interface

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from schemas.flow import (
+from ragq.schemas.flow import (
     DraftAnswer,
     Evidence,
     Finding,

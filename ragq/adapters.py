@@ -16,17 +16,17 @@ if TYPE_CHECKING:
     import redis
     from sqlalchemy.engine import Engine
 
-    from caches import EvidenceCache, PlanCache
-    from embedding.base import Embedder
-    from providers.base import ModelProvider
-    from providers.openai.transport import RetryPolicy
-    from vectorstore.base import VectorStore
-    from webhooks import WebhookSender
+    from ragq.caches import EvidenceCache, PlanCache
+    from ragq.embedding.base import Embedder
+    from ragq.providers.base import ModelProvider
+    from ragq.providers.openai.transport import RetryPolicy
+    from ragq.vectorstore.base import VectorStore
+    from ragq.webhooks import WebhookSender
 
 
 def build_ledger_engine(settings: Settings) -> Engine:
     """The SQLAlchemy engine of the ledger (SQLite under $RAGQ_HOME unless a URL is set)."""
-    from ledger import make_engine
+    from ragq.ledger import make_engine
 
     return make_engine(settings.ledger_url)
 
@@ -34,17 +34,17 @@ def build_ledger_engine(settings: Settings) -> Engine:
 def build_vector_store(settings: Settings) -> VectorStore:
     """The embedded engine under $RAGQ_HOME/vectors, or a Qdrant server when a URL is set."""
     if settings.qdrant_url:
-        from vectorstore import QdrantServerStore
+        from ragq.vectorstore import QdrantServerStore
 
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantServerStore(settings.qdrant_url, api_key=key)
-    from vectorstore import EdgeVectorStore
+    from ragq.vectorstore import EdgeVectorStore
 
     return EdgeVectorStore(settings.vectors_dir)
 
 
 def _build_minilm(settings: Settings) -> Embedder:
-    from embedding import MiniLmEmbedder
+    from ragq.embedding import MiniLmEmbedder
 
     return MiniLmEmbedder()
 
@@ -58,7 +58,7 @@ def _openai_key(settings: Settings, what: str) -> str:
 
 
 def _retry_policy(settings: Settings) -> RetryPolicy:
-    from providers.openai.transport import RetryPolicy
+    from ragq.providers.openai.transport import RetryPolicy
 
     return RetryPolicy(max_retries=settings.openai_max_retries,
                        base_delay_s=settings.openai_backoff_base_s,
@@ -66,7 +66,7 @@ def _retry_policy(settings: Settings) -> RetryPolicy:
 
 
 def _build_openai(settings: Settings) -> Embedder:
-    from embedding import OpenAIEmbedder
+    from ragq.embedding import OpenAIEmbedder
 
     return OpenAIEmbedder(
         model=settings.openai_embedding_model,
@@ -87,13 +87,13 @@ def build_embedder(settings: Settings) -> Embedder:
 
 
 def _build_offline(settings: Settings, embedder: Embedder) -> ModelProvider:
-    from providers.offline import OfflineProvider
+    from ragq.providers.offline import OfflineProvider
 
     return OfflineProvider(embedder)
 
 
 def _build_openai_provider(settings: Settings, embedder: Embedder) -> ModelProvider:
-    from providers.openai import OpenAIProvider, RoleCaller, make_client
+    from ragq.providers.openai import OpenAIProvider, RoleCaller, make_client
 
     client = make_client(api_key=_openai_key(settings, "RAGQ_PROVIDER=openai"),
                          base_url=settings.openai_base_url, timeout_s=settings.openai_timeout_s)
@@ -114,8 +114,8 @@ def _cache_client(settings: Settings) -> redis.Redis | None:
     """The client of the cache server, or None when the caches are off or no server is known."""
     if not settings.cache_enabled:
         return None
-    from caches import connect, resolve_cache_url
-    from workers.stack_state import effective_broker_url
+    from ragq.caches import connect, resolve_cache_url
+    from ragq.workers.stack_state import effective_broker_url
 
     url = resolve_cache_url(cache_url=settings.cache_url,
                             result_backend_url=settings.result_backend_url,
@@ -127,7 +127,7 @@ def build_evidence_cache(settings: Settings) -> EvidenceCache:
     """The evidence cache (C12) on ``RAGQ_CACHE_URL`` or the stack's server, entries living
     ``RAGQ_EVIDENCE_CACHE_TTL_S``; a cache that always misses when disabled or serverless.
     Raises ConfigurationError when ``RAGQ_CACHE_URL`` is not a Redis URL."""
-    from caches import DisabledEvidenceCache, RedisEvidenceCache
+    from ragq.caches import DisabledEvidenceCache, RedisEvidenceCache
 
     client = _cache_client(settings)
     if client is None:
@@ -138,7 +138,7 @@ def build_evidence_cache(settings: Settings) -> EvidenceCache:
 def build_plan_cache(settings: Settings) -> PlanCache:
     """The plan cache (C4, C12), entries living ``RAGQ_PLAN_CACHE_TTL_S``; otherwise as
     :func:`build_evidence_cache`."""
-    from caches import DisabledPlanCache, RedisPlanCache
+    from ragq.caches import DisabledPlanCache, RedisPlanCache
 
     client = _cache_client(settings)
     if client is None:
@@ -148,7 +148,7 @@ def build_plan_cache(settings: Settings) -> PlanCache:
 
 def build_webhook_sender(settings: Settings) -> WebhookSender:
     """The HTTP sender of webhook deliveries (timeout from ``RAGQ_WEBHOOK_TIMEOUT_S``)."""
-    from webhooks import HttpxWebhookSender
+    from ragq.webhooks import HttpxWebhookSender
 
     return HttpxWebhookSender(timeout_s=settings.webhook_timeout_s)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from schemas.flow import Usage
+    from ragq.schemas.flow import Usage
 
 
 class RagqError(Exception):

@@ -12,9 +12,9 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from schemas.flow import RoleModels
-from schemas.pricing import PriceTable
-from schemas.ticket import BudgetProfiles
+from ragq.schemas.flow import RoleModels
+from ragq.schemas.pricing import PriceTable
+from ragq.schemas.ticket import BudgetProfiles
 
 
 class EmbedderKind(StrEnum):

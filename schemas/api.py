@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.ticket import Budget
+from ragq.schemas.ticket import Budget
 
 
 class BatchCreate(BaseModel):

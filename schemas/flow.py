@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from schemas.statuses import ModelCallStatus
+from ragq.schemas.statuses import ModelCallStatus
 
 
 class QuestionClass(StrEnum):

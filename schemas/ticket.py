@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schemas.document import require_acl_labels
+from ragq.schemas.document import require_acl_labels
 
 MAX_QUESTION_CHARS = 4000
 ROUTE_PATHS = ("simple", "bounded", "full", "escalate")

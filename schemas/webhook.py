@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.statuses import BatchStatus, JobStatus
+from ragq.schemas.statuses import BatchStatus, JobStatus
 
 JOB_EVENT = {
     JobStatus.COMPLETED: "job.completed",

@@ -1,7 +1,7 @@
 """The core behind the front doors: submit, follow, read and cancel batches and jobs."""
 
-from submission.access import Caller, capped_acl
-from submission.batches import (
+from ragq.submission.access import Caller, capped_acl
+from ragq.submission.batches import (
     BatchOptions,
     Submitted,
     SubmittedJob,
@@ -15,7 +15,7 @@ from submission.batches import (
     submit_tickets,
     wait,
 )
-from submission.tickets import (
+from ragq.submission.tickets import (
     Limits,
     TicketError,
     parse_budget,
@@ -23,7 +23,7 @@ from submission.tickets import (
     read_ticket_file,
     read_tickets,
 )
-from submission.views import (
+from ragq.submission.views import (
     batch_view,
     describe,
     errors,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ledger.errors import LedgerNotFoundError
 from ragq.errors import NotFoundError
-from schemas.ticket import Ticket
-from submission.tickets import TicketError
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.schemas.ticket import Ticket
+from ragq.submission.tickets import TicketError
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ from typing import IO, Any
 
 from sqlalchemy.orm import Session
 
-from ledger import (
+from ragq.adapters import build_ledger_engine
+from ragq.errors import StackError
+from ragq.ledger import (
     add_job,
     batch_jobs,
     cancel_batch,
@@ -25,18 +27,16 @@ from ledger import (
     session_scope,
     start_batch,
 )
-from ledger.errors import LedgerNotFoundError
-from ragq.adapters import build_ledger_engine
-from ragq.errors import StackError
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
+from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
-from schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
-from schemas.ticket import Ticket
-from submission.access import Caller, capped_acl, not_found, require_tenant
-from submission.tickets import Limits, TicketError, read_ticket_file, read_tickets
-from submission.views import describe
-from webhooks import check_url, new_secret
-from workers.client import client_app
-from workers.queues import Queue, task_name
+from ragq.submission.access import Caller, capped_acl, not_found, require_tenant
+from ragq.submission.tickets import Limits, TicketError, read_ticket_file, read_tickets
+from ragq.submission.views import describe
+from ragq.webhooks import check_url, new_secret
+from ragq.workers.client import client_app
+from ragq.workers.queues import Queue, task_name
 
 ROUTE = task_name(Queue.MODELS, "route")
 DELIVER_WEBHOOK = task_name(Queue.BOOKKEEPING, "deliver_webhook")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ingestion.sources import describe_validation_error
 from ragq.errors import InputError, LimitExceededError
-from schemas.ticket import MAX_QUESTION_CHARS, Budget, Ticket
+from ragq.ingestion.sources import describe_validation_error
+from ragq.schemas.ticket import MAX_QUESTION_CHARS, Budget, Ticket
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from typing import Any
 from sqlalchemy import func, inspect, select
 from sqlalchemy.orm import Session
 
-from ledger import (
+from ragq.adapters import build_ledger_engine
+from ragq.ledger import (
     batch_errors,
     batch_jobs,
     get_batch,
@@ -19,8 +20,8 @@ from ledger import (
     list_batches,
     session_scope,
 )
-from ledger.errors import LedgerNotFoundError
-from ledger.models import (
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.ledger.models import (
     AnswerRow,
     BatchRow,
     BudgetChargeRow,
@@ -33,9 +34,8 @@ from ledger.models import (
     VerificationRow,
     WebhookDeliveryRow,
 )
-from ragq.adapters import build_ledger_engine
 from ragq.settings import Settings
-from submission.access import Caller, not_found, require_tenant
+from ragq.submission.access import Caller, not_found, require_tenant
 
 TRAIL = [PlanRow, SubQueryRow, RetrievalRequestRow, SufficiencyCheckRow, VerificationRow,
          ModelCallRow, BudgetChargeRow, AnswerRow, WebhookDeliveryRow]

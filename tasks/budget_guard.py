@@ -13,22 +13,22 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
-from ledger import BudgetChargeRow, ChargeOutcome, charge_many, session_scope
-from ledger.budgets import ensure_job_budget, get_job_budget
-from ledger.models import BatchRow, JobRow
-from ledger.models.base import utcnow
-from orchestration.budgets import (
+from ragq.ledger import BudgetChargeRow, ChargeOutcome, charge_many, session_scope
+from ragq.ledger.budgets import ensure_job_budget, get_job_budget
+from ragq.ledger.models import BatchRow, JobRow
+from ragq.ledger.models.base import utcnow
+from ragq.orchestration.budgets import (
     UNLIMITED,
     deadline_of,
     limits_of,
     profile_for,
     resolve_budget,
 )
-from schemas.flow import Usage
-from schemas.statuses import BudgetDimension
+from ragq.schemas.flow import Usage
+from ragq.schemas.statuses import BudgetDimension
 
 if TYPE_CHECKING:
-    from tasks.flow_base import FlowTask
+    from ragq.tasks.flow_base import FlowTask
 
 Amounts = Mapping[BudgetDimension, int | Decimal]
 

@@ -11,7 +11,7 @@ import socket
 
 from celery import shared_task
 
-from workers.queues import Queue, task_name
+from ragq.workers.queues import Queue, task_name
 
 
 @shared_task(name=task_name(Queue.BOOKKEEPING, "echo"))

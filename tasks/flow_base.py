@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 from celery import Task
 
-from ledger import (
+from ragq.errors import BudgetExhaustedError, ProviderError
+from ragq.ledger import (
     JobStatus,
     finish_job,
     get_job,
@@ -19,14 +20,13 @@ from ledger import (
     session_scope,
     set_job_status,
 )
-from ledger.results import build_result
-from ragq.errors import BudgetExhaustedError, ProviderError
+from ragq.ledger.results import build_result
+from ragq.schemas.flow import Evidence, Usage
+from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BudgetDimension
 from ragq.settings import Settings
-from schemas.flow import Evidence, Usage
-from schemas.statuses import TERMINAL_JOB_STATUSES, BudgetDimension
-from tasks.budget_guard import charge, settle_model_call
-from workers.app import settings_of
-from workers.resources import WorkerResources, resources_for
+from ragq.tasks.budget_guard import charge, settle_model_call
+from ragq.workers.app import settings_of
+from ragq.workers.resources import WorkerResources, resources_for
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -134,6 +134,6 @@ class FlowTask(Task):  # type: ignore[misc]
             result = build_result(session, job_id=job_id, status=JobStatus.FAILED, error=error)
             finish_job(session, job_id=job_id, status=JobStatus.FAILED, result=result,
                        stop_reason="error", error=error)
-        from tasks.webhooks import enqueue_webhooks
+        from ragq.tasks.webhooks import enqueue_webhooks
 
         enqueue_webhooks(self.app, self.res.engine, job_id=job_id)

@@ -14,24 +14,24 @@ from typing import Any
 
 from celery import shared_task
 
-from embedding.base import Embedder
-from embedding.errors import EmbeddingUnavailableError
-from ledger import (
+from ragq.embedding.base import Embedder
+from ragq.embedding.errors import EmbeddingUnavailableError
+from ragq.ledger import (
     add_ingest_counts,
     finish_ingest_run,
     get_documents,
     session_scope,
     upsert_document,
 )
-from ledger.errors import LedgerUnavailableError
-from orchestration.chunking import chunk_document, chunk_point_id, embedding_text
-from orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
+from ragq.ledger.errors import LedgerUnavailableError
+from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
+from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
+from ragq.schemas.document import Chunk, Document
 from ragq.settings import Settings
-from schemas.document import Chunk, Document
-from tasks.runtime import resources, settings
-from vectorstore.base import SearchFilter, VectorPoint, VectorStore
-from vectorstore.errors import StoreClosedError, VectorStoreUnavailableError
-from workers.queues import Queue, task_name
+from ragq.tasks.runtime import resources, settings
+from ragq.vectorstore.base import SearchFilter, VectorPoint, VectorStore
+from ragq.vectorstore.errors import StoreClosedError, VectorStoreUnavailableError
+from ragq.workers.queues import Queue, task_name
 
 log = logging.getLogger(__name__)
 # Only what may heal by waiting; a dimension mismatch or a bad name would fail every retry.

@@ -10,7 +10,8 @@ from typing import Any
 
 from celery import shared_task
 
-from ledger import (
+from ragq.errors import BudgetExhaustedError
+from ragq.ledger import (
     NewSubQuery,
     get_job,
     job_evidence,
@@ -20,9 +21,9 @@ from ledger import (
     record_verification,
     session_scope,
 )
-from ledger.models import PlanRow, VerificationRow
-from orchestration.budgets import budget_stop, exhausted_dimension
-from orchestration.canvas import (
+from ragq.ledger.models import PlanRow, VerificationRow
+from ragq.orchestration.budgets import budget_stop, exhausted_dimension
+from ragq.orchestration.canvas import (
     FINALIZE,
     PLAN,
     SYNTHESIZE,
@@ -30,17 +31,16 @@ from orchestration.canvas import (
     layer_chord,
     step_signature,
 )
-from orchestration.context import estimate_tokens
-from orchestration.plan import ValidatedPlan, layers, validate_plan
-from orchestration.routing import RoutePath, budget_for, path_for
-from orchestration.stop_rules import VerifyRound, decide_stop
-from ragq.errors import BudgetExhaustedError
-from schemas.flow import Plan, PlannedSubQuery, QuestionClass, RouteDecision
-from schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin
-from tasks.budget_guard import charge, exhausted, open_budget
-from tasks.flow_base import FlowTask, to_evidence
-from tasks.webhooks import enqueue_webhooks
-from workers.queues import Queue, task_name
+from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.plan import ValidatedPlan, layers, validate_plan
+from ragq.orchestration.routing import RoutePath, budget_for, path_for
+from ragq.orchestration.stop_rules import VerifyRound, decide_stop
+from ragq.schemas.flow import Plan, PlannedSubQuery, QuestionClass, RouteDecision
+from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin
+from ragq.tasks.budget_guard import charge, exhausted, open_budget
+from ragq.tasks.flow_base import FlowTask, to_evidence
+from ragq.tasks.webhooks import enqueue_webhooks
+from ragq.workers.queues import Queue, task_name
 
 
 @shared_task(base=FlowTask, name=task_name(Queue.MODELS, "route"), bind=True)
@@ -242,8 +242,8 @@ def _new_evidence(rows: list[Any], round_: int, session: Any, job_id: str) -> in
 def finalize(self: FlowTask, job_id: str, status: str, stop_reason: str,
              context_tokens: int = 0) -> str:
     """End the job once, with its result line built from the ledger."""
-    from ledger import finish_job
-    from ledger.results import build_result
+    from ragq.ledger import finish_job
+    from ragq.ledger.results import build_result
 
     with session_scope(self.res.engine) as session:
         result = build_result(session, job_id=job_id, status=status, stop_reason=stop_reason,

@@ -15,15 +15,15 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from ledger import EvidenceHit, current_versions, job_evidence, session_scope
-from ledger.models import RetrievalRequestRow
-from orchestration.cache_check import evidence_entry, usable
-from orchestration.retrieval import cosine
-from schemas.cache import CachedHit
-from schemas.statuses import BudgetDimension
-from tasks.budget_guard import charge
-from tasks.flow_base import FlowTask, JobView
-from vectorstore.base import SearchFilter
+from ragq.ledger import EvidenceHit, current_versions, job_evidence, session_scope
+from ragq.ledger.models import RetrievalRequestRow
+from ragq.orchestration.cache_check import evidence_entry, usable
+from ragq.orchestration.retrieval import cosine
+from ragq.schemas.cache import CachedHit
+from ragq.schemas.statuses import BudgetDimension
+from ragq.tasks.budget_guard import charge
+from ragq.tasks.flow_base import FlowTask, JobView
+from ragq.vectorstore.base import SearchFilter
 
 log = logging.getLogger(__name__)
 

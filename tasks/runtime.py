@@ -7,8 +7,8 @@ from typing import Any
 from celery.signals import worker_process_shutdown, worker_shutdown
 
 from ragq.settings import Settings
-from workers.app import settings_of
-from workers.resources import WorkerResources, close_all, resources_for
+from ragq.workers.app import settings_of
+from ragq.workers.resources import WorkerResources, close_all, resources_for
 
 
 def settings(task: Any) -> Settings:

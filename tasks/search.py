@@ -6,9 +6,9 @@ from typing import Any
 
 from celery import shared_task
 
-from tasks.runtime import resources
-from vectorstore.base import Hit, SearchFilter
-from workers.queues import Queue, task_name
+from ragq.tasks.runtime import resources
+from ragq.vectorstore.base import Hit, SearchFilter
+from ragq.workers.queues import Queue, task_name
 
 
 def _hit_record(hit: Hit) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from typing import Any
 
 from celery import shared_task
 
-from ledger import (
+from ragq.errors import BudgetExhaustedError
+from ragq.ledger import (
     SubQueryRow,
     SubQueryStatus,
     finish_sub_query,
@@ -18,19 +19,18 @@ from ledger import (
     record_retrieval,
     session_scope,
 )
-from ledger.models import RetrievalRequestRow
-from orchestration.canvas import check_signature, retrieve_signature
-from orchestration.context import estimate_tokens
-from orchestration.retrieval import search_width, weak_pass
-from orchestration.retrieval_keys import retrieval_key
-from orchestration.routing import RoutePath, budget_for
-from orchestration.substitution import substitute
-from ragq.errors import BudgetExhaustedError
-from schemas.flow import Evidence, PlannedSubQuery, SufficiencyVerdict
-from schemas.statuses import BudgetDimension, JobStatus
-from tasks.flow_base import FlowTask, to_evidence
-from tasks.retrieval_source import Request, find
-from workers.queues import Queue, task_name
+from ragq.ledger.models import RetrievalRequestRow
+from ragq.orchestration.canvas import check_signature, retrieve_signature
+from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.retrieval import search_width, weak_pass
+from ragq.orchestration.retrieval_keys import retrieval_key
+from ragq.orchestration.routing import RoutePath, budget_for
+from ragq.orchestration.substitution import substitute
+from ragq.schemas.flow import Evidence, PlannedSubQuery, SufficiencyVerdict
+from ragq.schemas.statuses import BudgetDimension, JobStatus
+from ragq.tasks.flow_base import FlowTask, to_evidence
+from ragq.tasks.retrieval_source import Request, find
+from ragq.workers.queues import Queue, task_name
 
 
 def _summary(sq: SubQueryRow, sufficient: bool | None, skipped: bool = False) -> dict[str, Any]:

@@ -8,24 +8,24 @@ from typing import Any
 
 from celery import shared_task
 
-from ledger import (
+from ragq.errors import BudgetExhaustedError
+from ragq.ledger import (
     job_evidence,
     job_sub_queries,
     mark_in_context,
     record_answer,
     session_scope,
 )
-from ledger.models import PlanRow
-from orchestration.budgets import budget_stop, exhausted_dimension
-from orchestration.canvas import FINALIZE, step_signature
-from orchestration.context import assemble_context, rerank_lexical
-from providers.offline import synthesizer as extractive
-from ragq.errors import BudgetExhaustedError
-from schemas.flow import DraftAnswer, Evidence
-from schemas.statuses import BudgetDimension, JobStatus
-from tasks.budget_guard import charge, exhausted, remaining
-from tasks.flow_base import FlowTask, to_evidence
-from workers.queues import Queue, task_name
+from ragq.ledger.models import PlanRow
+from ragq.orchestration.budgets import budget_stop, exhausted_dimension
+from ragq.orchestration.canvas import FINALIZE, step_signature
+from ragq.orchestration.context import assemble_context, rerank_lexical
+from ragq.providers.offline import synthesizer as extractive
+from ragq.schemas.flow import DraftAnswer, Evidence
+from ragq.schemas.statuses import BudgetDimension, JobStatus
+from ragq.tasks.budget_guard import charge, exhausted, remaining
+from ragq.tasks.flow_base import FlowTask, to_evidence
+from ragq.workers.queues import Queue, task_name
 
 
 def _job_evidence(session: Any, job_id: str) -> tuple[list[Evidence], dict[str, str]]:

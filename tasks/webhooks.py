@@ -17,7 +17,8 @@ from typing import Any
 from celery import Celery, shared_task
 from sqlalchemy.engine import Engine
 
-from ledger import (
+from ragq.errors import WebhookSendError, WebhookUrlError
+from ragq.ledger import (
     ClaimedDelivery,
     claim_delivery,
     disable_endpoint,
@@ -28,14 +29,13 @@ from ledger import (
     session_scope,
     utcnow,
 )
-from orchestration.webhook_retry import NextStep, next_step, retry_delay_s
-from ragq.errors import WebhookSendError, WebhookUrlError
+from ragq.orchestration.webhook_retry import NextStep, next_step, retry_delay_s
+from ragq.schemas.webhook import render_body
 from ragq.settings import Settings
-from schemas.webhook import render_body
-from tasks.runtime import resources, settings
-from webhooks import SendOutcome, WebhookSender, check_url
-from webhooks.urls import Resolver, resolve_host
-from workers.queues import Queue, task_name
+from ragq.tasks.runtime import resources, settings
+from ragq.webhooks import SendOutcome, WebhookSender, check_url
+from ragq.webhooks.urls import Resolver, resolve_host
+from ragq.workers.queues import Queue, task_name
 
 log = logging.getLogger(__name__)
 DELIVER = task_name(Queue.BOOKKEEPING, "deliver_webhook")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ragq.settings import Settings, build_settings
-from workers import supervisor
-from workers.client import call
+from ragq.workers import supervisor
+from ragq.workers.client import call
 
 pytest_plugins = ["tests.fakes.plugin"]
 

@@ -9,8 +9,8 @@ point holds a ``text`` and a ``title`` vector, fused as :mod:`vectorstore.fusion
 from typing import TYPE_CHECKING
 
 from ragq.lazy import lazy_exports
-from vectorstore.base import Hit, SearchFilter, VectorPoint, VectorStore
-from vectorstore.errors import (
+from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint, VectorStore
+from ragq.vectorstore.errors import (
     CollectionLayoutError,
     EdgeStoreLockedError,
     InvalidCollectionNameError,
@@ -19,16 +19,16 @@ from vectorstore.errors import (
     VectorDimensionError,
     VectorStoreUnavailableError,
 )
-from vectorstore.filters import KEYWORD_FIELDS, AnyOf, FilterPlan, plan_search, plan_stale
-from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint, TitleFusion
+from ragq.vectorstore.filters import KEYWORD_FIELDS, AnyOf, FilterPlan, plan_search, plan_stale
+from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint, TitleFusion
 
 if TYPE_CHECKING:
-    from vectorstore.edge import EdgeVectorStore
-    from vectorstore.server import QdrantServerStore
+    from ragq.vectorstore.edge import EdgeVectorStore
+    from ragq.vectorstore.server import QdrantServerStore
 
 _LAZY = {
-    "EdgeVectorStore": "vectorstore.edge",
-    "QdrantServerStore": "vectorstore.server",
+    "EdgeVectorStore": "ragq.vectorstore.edge",
+    "QdrantServerStore": "ragq.vectorstore.server",
 }
 
 __getattr__ = lazy_exports(__name__, _LAZY)

@@ -10,8 +10,12 @@ import math
 import re
 from collections.abc import Sequence
 
-from vectorstore.base import VectorPoint
-from vectorstore.errors import InvalidCollectionNameError, InvalidVectorError, VectorDimensionError
+from ragq.vectorstore.base import VectorPoint
+from ragq.vectorstore.errors import (
+    InvalidCollectionNameError,
+    InvalidVectorError,
+    VectorDimensionError,
+)
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 

@@ -20,14 +20,14 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from ragq.errors import CollectionNotFoundError
-from vectorstore.base import Hit, SearchFilter, VectorPoint
-from vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
-from vectorstore.edge_errors import translate_edge_errors
-from vectorstore.edge_shards import EdgeCollection, ShardDirectory, edge_filter
-from vectorstore.errors import VectorDimensionError
-from vectorstore.filters import plan_search, plan_stale
-from vectorstore.fusion import TEXT, TITLE, ScoredPoint, TitleFusion
-from vectorstore.locking import RootLock, UsageGate
+from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint
+from ragq.vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
+from ragq.vectorstore.edge_errors import translate_edge_errors
+from ragq.vectorstore.edge_shards import EdgeCollection, ShardDirectory, edge_filter
+from ragq.vectorstore.errors import VectorDimensionError
+from ragq.vectorstore.filters import plan_search, plan_stale
+from ragq.vectorstore.fusion import TEXT, TITLE, ScoredPoint, TitleFusion
+from ragq.vectorstore.locking import RootLock, UsageGate
 
 
 class EdgeVectorStore:

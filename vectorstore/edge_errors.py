@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ragq.errors import CollectionNotFoundError, RetrievalError, VectorStoreLockedError
-from vectorstore.errors import CollectionLayoutError, StoreClosedError, VectorDimensionError
+from ragq.vectorstore.errors import CollectionLayoutError, StoreClosedError, VectorDimensionError
 
 _Factory = Callable[[str | None, re.Match[str], str], RetrievalError]
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
-from vectorstore.edge_errors import translate_edge_errors
-from vectorstore.errors import CollectionLayoutError
-from vectorstore.filters import KEYWORD_FIELDS, FilterPlan
-from vectorstore.fusion import VECTOR_NAMES
+from ragq.vectorstore.edge_errors import translate_edge_errors
+from ragq.vectorstore.errors import CollectionLayoutError
+from ragq.vectorstore.filters import KEYWORD_FIELDS, FilterPlan
+from ragq.vectorstore.fusion import VECTOR_NAMES
 
 META_FILE = "collection.json"
 SHARD_DIR = "shard"

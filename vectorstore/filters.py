@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vectorstore.base import SearchFilter
+from ragq.vectorstore.base import SearchFilter
 
 DOC_ID = "doc_id"
 ACL = "acl"

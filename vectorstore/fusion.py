@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vectorstore.base import Hit
+from ragq.vectorstore.base import Hit
 
 #: Names of the two dense vectors of every point, as stored by both adapters.
 TEXT = "text"

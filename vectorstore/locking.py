@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragq.errors import RetrievalError
-from vectorstore.errors import EdgeStoreLockedError, StoreClosedError
+from ragq.vectorstore.errors import EdgeStoreLockedError, StoreClosedError
 
 LOCK_FILE = ".owner.lock"
 

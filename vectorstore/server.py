@@ -19,14 +19,14 @@ from typing import Any, TypeVar
 from qdrant_client import QdrantClient, models
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
-from vectorstore.base import Hit, SearchFilter, VectorPoint
-from vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
-from vectorstore.errors import CollectionLayoutError, VectorDimensionError
-from vectorstore.filters import KEYWORD_FIELDS, plan_search, plan_stale
-from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, TitleFusion
-from vectorstore.locking import UsageGate
-from vectorstore.server_errors import translate_server_errors
-from vectorstore.server_models import (
+from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint
+from ragq.vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
+from ragq.vectorstore.errors import CollectionLayoutError, VectorDimensionError
+from ragq.vectorstore.filters import KEYWORD_FIELDS, plan_search, plan_stale
+from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, TitleFusion
+from ragq.vectorstore.locking import UsageGate
+from ragq.vectorstore.server_errors import translate_server_errors
+from ragq.vectorstore.server_models import (
     client_filter,
     fused_search,
     layout_dim,

@@ -22,7 +22,7 @@ from qdrant_client.http.exceptions import (
 )
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
-from vectorstore.errors import VectorStoreUnavailableError
+from ragq.vectorstore.errors import VectorStoreUnavailableError
 
 _Factory = Callable[[str | None, str, str], RetrievalError]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from qdrant_client import models
 
-from vectorstore.filters import FilterPlan
-from vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint
+from ragq.vectorstore.filters import FilterPlan
+from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint
 
 
 def client_filter(plan: FilterPlan) -> models.Filter | None:

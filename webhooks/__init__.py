@@ -1,21 +1,21 @@
 """Webhooks out of ragq (SPEC C15), after Standard Webhooks: signing and verifying, target URL
 checks, and the sender adapter. Receivers verify deliveries with :func:`verify_signature`::
 
-    from webhooks import verify_signature
+    from ragq.webhooks import verify_signature
     verify_signature(secret, msg_id=headers["webhook-id"],
                      timestamp=headers["webhook-timestamp"], body=raw_body,
                      signature=headers["webhook-signature"])  # raises WebhookSignatureError
 """
 
-from webhooks.sender import (
+from ragq.webhooks.sender import (
     HttpxWebhookSender,
     SendOutcome,
     WebhookSender,
     parse_retry_after,
     signed_headers,
 )
-from webhooks.signing import new_secret, sign, verify_signature, webhook_id_for
-from webhooks.urls import check_url, resolve_host
+from ragq.webhooks.signing import new_secret, sign, verify_signature, webhook_id_for
+from ragq.webhooks.urls import check_url, resolve_host
 
 __all__ = [
     # signing and verifying

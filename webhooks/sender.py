@@ -11,7 +11,7 @@ from typing import Protocol
 import httpx
 
 from ragq.errors import WebhookSendError
-from webhooks.signing import sign
+from ragq.webhooks.signing import sign
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import secrets
 import time
 
 from ragq.errors import WebhookSignatureError
-from schemas.webhook import event_id as webhook_id_for
+from ragq.schemas.webhook import event_id as webhook_id_for
 
 __all__ = ["new_secret", "secret_bytes", "sign", "verify_signature", "webhook_id_for"]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from celery import Celery
 
 from ragq.settings import Settings, build_settings
-from workers.celeryconfig import celery_config
-from workers.stack_state import effective_broker_url
+from ragq.workers.celeryconfig import celery_config
+from ragq.workers.stack_state import effective_broker_url
 
 #: Modules whose tasks a worker registers.
 TASK_MODULES = [
-    "tasks.diagnostics", "tasks.ingest", "tasks.search", "tasks.sub_queries", "tasks.job_steps",
-    "tasks.synthesis", "tasks.webhooks",
+    "ragq.tasks.diagnostics", "ragq.tasks.ingest", "ragq.tasks.search", "ragq.tasks.sub_queries",
+    "ragq.tasks.job_steps", "ragq.tasks.synthesis", "ragq.tasks.webhooks",
 ]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from kombu import Queue as KombuQueue
 
 from ragq.settings import Settings
-from workers.queues import Queue, route_task
+from ragq.workers.queues import Queue, route_task
 
 #: Used when no broker is known, so a stray send fails loudly instead of reaching a default
 #: broker that happens to run on the machine (Celery's default is amqp://localhost).

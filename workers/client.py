@@ -12,8 +12,8 @@ from celery import Celery
 
 from ragq.errors import StackError
 from ragq.settings import Settings
-from workers.app import create_app
-from workers.stack_state import effective_broker_url
+from ragq.workers.app import create_app
+from ragq.workers.stack_state import effective_broker_url
 
 
 @lru_cache(maxsize=8)

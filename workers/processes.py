@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 
-from workers.stack_state import ProcessRecord
+from ragq.workers.stack_state import ProcessRecord
 
 
 def free_port(host: str) -> int:

@@ -26,11 +26,11 @@ from ragq.settings import Settings
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from caches import EvidenceCache, PlanCache
-    from embedding.base import Embedder
-    from orchestration.context import TokenCounter
-    from providers.base import ModelProvider
-    from vectorstore.base import VectorStore
+    from ragq.caches import EvidenceCache, PlanCache
+    from ragq.embedding.base import Embedder
+    from ragq.orchestration.context import TokenCounter
+    from ragq.providers.base import ModelProvider
+    from ragq.vectorstore.base import VectorStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -22,9 +22,9 @@ import redis
 
 from ragq.errors import StackError
 from ragq.settings import Settings
-from workers.processes import free_port, log_tail, spawn, stop
-from workers.queues import GENERAL_QUEUES, VECTOR_QUEUES, Queue
-from workers.stack_state import (
+from ragq.workers.processes import free_port, log_tail, spawn, stop
+from ragq.workers.queues import GENERAL_QUEUES, VECTOR_QUEUES, Queue
+from ragq.workers.stack_state import (
     ProcessRecord,
     StackState,
     clear_state,
@@ -58,7 +58,7 @@ def worker_specs(settings: Settings) -> list[WorkerSpec]:
 def worker_argv(spec: WorkerSpec, node: str) -> list[str]:
     """The plain Celery command for a worker: what a user runs by hand on another machine."""
     return [
-        sys.executable, "-m", "celery", "-A", "workers.app", "worker",
+        sys.executable, "-m", "celery", "-A", "ragq.workers.app", "worker",
         "-Q", ",".join(q.value for q in spec.queues), "-P", "threads", "-c", str(spec.threads),
         "-n", node, "--loglevel", "INFO", "-E",
     ]
@@ -121,7 +121,7 @@ def up(settings: Settings, *, flower: bool = False, api: bool = False) -> StackS
         return existing
     if existing:
         down(settings)  # a half-dead stack from a crash: clear it before starting afresh
-    from ledger import upgrade
+    from ragq.ledger import upgrade
 
     settings.home.mkdir(parents=True, exist_ok=True)
     upgrade(settings.ledger_url)
@@ -151,7 +151,7 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool
         save_state(settings, state)
     if flower:
         flower_env = {**env, "FLOWER_UNAUTHENTICATED_API": "true"}
-        argv = [sys.executable, "-m", "celery", "-A", "workers.app", "flower",
+        argv = [sys.executable, "-m", "celery", "-A", "ragq.workers.app", "flower",
                 f"--port={settings.flower_port}", f"--address={settings.embedded_host}"]
         state.processes.append(spawn("flower", argv, flower_env, settings.log_dir / "flower.log"))
         save_state(settings, state)
@@ -180,7 +180,7 @@ def _start_api(settings: Settings, state: StackState, env: dict[str, str]) -> No
 
 
 def _wait_for_workers(settings: Settings, state: StackState, prefixes: Sequence[str]) -> None:
-    from workers.client import ping_workers
+    from ragq.workers.client import ping_workers
 
     deadline = time.monotonic() + settings.start_timeout_s
     while time.monotonic() < deadline:

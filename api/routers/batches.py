@@ -11,13 +11,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-import submission
-from api.deps import CallerDep, SettingsDep
-from api.upload import JSONL_TYPES, check_declared_length, read_body
+from ragq import submission
+from ragq.api.deps import CallerDep, SettingsDep
+from ragq.api.upload import JSONL_TYPES, check_declared_length, read_body
 from ragq.errors import InputError, NotFoundError
+from ragq.schemas.api import BatchCreate, BatchList, BatchOut, CancelOut, ErrorOut
 from ragq.settings import Settings
-from schemas.api import BatchCreate, BatchList, BatchOut, CancelOut, ErrorOut
-from submission import BatchOptions, Caller
+from ragq.submission import BatchOptions, Caller
 
 router = APIRouter(prefix="/v1/batches", tags=["batches"],
                    responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})

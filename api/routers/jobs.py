@@ -7,13 +7,13 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
-import submission
-from api.deps import CallerDep, SettingsDep
+from ragq import submission
+from ragq.api.deps import CallerDep, SettingsDep
 from ragq.errors import InputError, LimitExceededError, NotFoundError
+from ragq.schemas.api import ErrorOut, JobCreate, JobOut
+from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
-from schemas.api import ErrorOut, JobCreate, JobOut
-from schemas.ticket import Ticket
-from submission import Caller
+from ragq.submission import Caller
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"],
                    responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})

@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 
-from api.health import check_broker, check_database, check_vectors, run_checks
-from schemas.api import HealthOut
+from ragq.api.health import check_broker, check_database, check_vectors, run_checks
+from ragq.schemas.api import HealthOut
 
 router = APIRouter(tags=["operations"])
 

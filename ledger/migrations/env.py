@@ -14,8 +14,8 @@ from alembic import context
 from alembic.autogenerate.api import AutogenContext
 from sqlalchemy.engine import Connection
 
-from ledger.db import make_engine, normalize_url
-from ledger.models import Base, UTCDateTime
+from ragq.ledger.db import make_engine, normalize_url
+from ragq.ledger.models import Base, UTCDateTime
 
 config = context.config
 target_metadata = Base.metadata

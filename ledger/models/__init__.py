@@ -1,11 +1,11 @@
 """Every ledger table as a typed SQLAlchemy model, split by the part of the SPEC it records."""
 
-from ledger.models.answers import AnswerRow, CitationRow
-from ledger.models.base import Base, UTCDateTime, utcnow
-from ledger.models.budget import BudgetChargeRow, JobBudgetRow
-from ledger.models.calls import ModelCallRow
-from ledger.models.corpus import DocumentRow, IngestRunRow
-from ledger.models.enums import (
+from ragq.ledger.models.answers import AnswerRow, CitationRow
+from ragq.ledger.models.base import Base, UTCDateTime, utcnow
+from ragq.ledger.models.budget import BudgetChargeRow, JobBudgetRow
+from ragq.ledger.models.calls import ModelCallRow
+from ragq.ledger.models.corpus import DocumentRow, IngestRunRow
+from ragq.ledger.models.enums import (
     TERMINAL_JOB_STATUSES,
     BatchStatus,
     BudgetDimension,
@@ -16,10 +16,10 @@ from ledger.models.enums import (
     SubQueryOrigin,
     SubQueryStatus,
 )
-from ledger.models.planning import PlanRow, SubQueryRow, VerificationRow
-from ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
-from ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
-from ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
+from ragq.ledger.models.planning import PlanRow, SubQueryRow, VerificationRow
+from ragq.ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
+from ragq.ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
+from ragq.ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
 
 __all__ = [
     # foundation

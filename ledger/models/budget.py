@@ -13,8 +13,8 @@ from decimal import Decimal
 from sqlalchemy import BigInteger, Integer, Numeric, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ledger.models.base import MONEY, Base, created_column, id_column, ref_column
-from ledger.models.enums import BudgetDimension, ChargeOutcome, db_enum
+from ragq.ledger.models.base import MONEY, Base, created_column, id_column, ref_column
+from ragq.ledger.models.enums import BudgetDimension, ChargeOutcome, db_enum
 
 
 class JobBudgetRow(Base):

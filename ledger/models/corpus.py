@@ -11,8 +11,8 @@ from datetime import datetime
 from sqlalchemy import Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ledger.models.base import Base, created_column, id_column, utcnow
-from ledger.models.enums import IngestStatus, db_enum
+from ragq.ledger.models.base import Base, created_column, id_column, utcnow
+from ragq.ledger.models.enums import IngestStatus, db_enum
 
 
 class DocumentRow(Base):

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from sqlalchemy import Enum
 
-from schemas.statuses import (
+from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BatchStatus,
     BudgetDimension,

@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy import Boolean, Float, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ledger.models.base import Base, created_column, id_column, ref_column
-from ledger.models.enums import SubQueryOrigin, SubQueryStatus, db_enum
+from ragq.ledger.models.base import Base, created_column, id_column, ref_column
+from ragq.ledger.models.enums import SubQueryOrigin, SubQueryStatus, db_enum
 
 
 class PlanRow(Base):

@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ledger.models.base import Base, created_column, id_column, ref_column
-from ledger.models.enums import BatchStatus, JobStatus, db_enum
+from ragq.ledger.models.base import Base, created_column, id_column, ref_column
+from ragq.ledger.models.enums import BatchStatus, JobStatus, db_enum
 
 
 class ApiKeyRow(Base):

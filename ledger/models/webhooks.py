@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ledger.models.base import Base, created_column, id_column, ref_column
+from ragq.ledger.models.base import Base, created_column, id_column, ref_column
 
 
 class WebhookEndpointRow(Base):

@@ -4,6 +4,6 @@ One module per role (router, planner, sufficiency, rewriter, finder, verifier, s
 shared English heuristics in ``lexicon`` and ``structure``; :class:`OfflineProvider` wires them.
 """
 
-from providers.offline.provider import OfflineProvider
+from ragq.providers.offline.provider import OfflineProvider
 
 __all__ = ["OfflineProvider"]

@@ -8,9 +8,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.text import content_words, stem
-from providers.offline.lexicon import sentences
-from schemas.flow import Contradiction, Evidence
+from ragq.orchestration.text import content_words, stem
+from ragq.providers.offline.lexicon import sentences
+from ragq.schemas.flow import Contradiction, Evidence
 
 _QUANTITY = re.compile(
     r"\b(\d+(?:[.,]\d+)?)\s*(%|percent|seconds?|minutes?|hours?|days?|weeks?|months?|years?|"

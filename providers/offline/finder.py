@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.text import stem, words
-from providers.offline.lexicon import (
+from ragq.orchestration.text import stem, words
+from ragq.providers.offline.lexicon import (
     entities,
     entity_present,
     entity_spans,
@@ -22,7 +22,7 @@ from providers.offline.lexicon import (
     sentences,
     term_set,
 )
-from schemas.flow import Evidence, Finding
+from ragq.schemas.flow import Evidence, Finding
 
 TOP_EVIDENCE = 3  # evidence items read, best score first
 HEAD_MATCH = 2.0  # a candidate that names the head noun itself ("McDowell County")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orchestration.text import STOPWORDS, content_words, stem, words
+from ragq.orchestration.text import STOPWORDS, content_words, stem, words
 
 _TOKEN = re.compile(r"\{\d+\}|\w(?:[\w'’.\-&]*\w)?")
 _SENTENCE = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[\"“(\[]?[A-Z0-9])|\n{2,}|\n(?=[-*•#])")

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from orchestration.text import content_words, words
-from providers.offline.lexicon import GENERIC, WH_WORDS, entities
-from providers.offline.shapes import comparison_pair, conjunction_parts, focus_split
-from providers.offline.structure import decompose_chain, normalize_heads
-from schemas.flow import Plan, PlannedSubQuery, Strategy
+from ragq.orchestration.text import content_words, words
+from ragq.providers.offline.lexicon import GENERIC, WH_WORDS, entities
+from ragq.providers.offline.shapes import comparison_pair, conjunction_parts, focus_split
+from ragq.providers.offline.structure import decompose_chain, normalize_heads
+from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
 Decomposer = Callable[[str, int], Plan | None]
 

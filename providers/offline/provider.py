@@ -11,11 +11,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from embedding.base import Embedder
-from providers.offline import finder, planner, rewriter, router, sufficiency, synthesizer, verifier
-from providers.offline.lexicon import estimate_words
-from providers.offline.similarity import Similarity
-from schemas.flow import (
+from ragq.embedding.base import Embedder
+from ragq.providers.offline import (
+    finder,
+    planner,
+    rewriter,
+    router,
+    sufficiency,
+    synthesizer,
+    verifier,
+)
+from ragq.providers.offline.lexicon import estimate_words
+from ragq.providers.offline.similarity import Similarity
+from ragq.schemas.flow import (
     DraftAnswer,
     Evidence,
     Finding,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from orchestration.plan import normalize_query
-from orchestration.text import content_words, words
-from providers.offline.lexicon import WH_WORDS, coverage, entities
-from providers.offline.sufficiency import TOP_EVIDENCE, evidence_texts
-from schemas.flow import Evidence, Rewrite
+from ragq.orchestration.plan import normalize_query
+from ragq.orchestration.text import content_words, words
+from ragq.providers.offline.lexicon import WH_WORDS, coverage, entities
+from ragq.providers.offline.sufficiency import TOP_EVIDENCE, evidence_texts
+from ragq.schemas.flow import Evidence, Rewrite
 
 Angle = Callable[[str, Sequence[Evidence]], str]
 

@@ -9,10 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from providers.offline.lexicon import entities
-from providers.offline.shapes import COMPARATIVE, comparison_pair, conjunction_parts, focus_split
-from providers.offline.structure import bridge_spans, normalize_heads
-from schemas.flow import QuestionClass, RouteDecision
+from ragq.providers.offline.lexicon import entities
+from ragq.providers.offline.shapes import (
+    COMPARATIVE,
+    comparison_pair,
+    conjunction_parts,
+    focus_split,
+)
+from ragq.providers.offline.structure import bridge_spans, normalize_heads
+from ragq.schemas.flow import QuestionClass, RouteDecision
 
 Cue = Callable[[str], bool]
 

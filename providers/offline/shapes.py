@@ -7,9 +7,9 @@ from __future__ import annotations
 import itertools
 import re
 
-from orchestration.text import content_words
-from providers.offline.lexicon import entity_spans
-from providers.offline.structure import _DET, _PREPS, anchored
+from ragq.orchestration.text import content_words
+from ragq.providers.offline.lexicon import entity_spans
+from ragq.providers.offline.structure import _DET, _PREPS, anchored
 
 _PAIR_GAP = re.compile(r",?\s+(?:and|&|or|versus|vs\.?|compared\s+(?:to|with))\s+(?:the\s+)?",
                        re.I)

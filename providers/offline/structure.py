@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from orchestration.text import STOPWORDS, content_words
-from providers.offline.lexicon import WH_WORDS, entity_spans, relational_noun
+from ragq.orchestration.text import STOPWORDS, content_words
+from ragq.providers.offline.lexicon import WH_WORDS, entity_spans, relational_noun
 
 _DET = r"(?:the|a|an)"
 # Head-noun words of a described entity: no prepositions or verbs, at most four words.

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from providers.offline.lexicon import coverage, entities
-from providers.offline.similarity import Similarity
-from schemas.flow import Evidence, SufficiencyVerdict
+from ragq.providers.offline.lexicon import coverage, entities
+from ragq.providers.offline.similarity import Similarity
+from ragq.schemas.flow import Evidence, SufficiencyVerdict
 
 TOP_EVIDENCE = 5  # evidence items read, best score first
 SIM_FLOOR = 0.35  # below: off-topic whatever the words say

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from providers.offline.contradictions import detect
-from providers.offline.lexicon import entities, key_terms, sentences, term_set
-from schemas.flow import Citation, DraftAnswer, Evidence
+from ragq.providers.offline.contradictions import detect
+from ragq.providers.offline.lexicon import entities, key_terms, sentences, term_set
+from ragq.schemas.flow import Citation, DraftAnswer, Evidence
 
 MAX_SENTENCES = 4
 MIN_SUPPORT = 0.34  # share of the question's key terms the best sentence must carry

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from orchestration.text import content_words
-from providers.offline.lexicon import WH_WORDS, coverage, entities, entity_present, term_set
-from providers.offline.similarity import Similarity
-from providers.offline.sufficiency import evidence_texts
-from schemas.flow import Evidence, Verification
+from ragq.orchestration.text import content_words
+from ragq.providers.offline.lexicon import WH_WORDS, coverage, entities, entity_present, term_set
+from ragq.providers.offline.similarity import Similarity
+from ragq.providers.offline.sufficiency import evidence_texts
+from ragq.schemas.flow import Evidence, Verification
 
 ALL_EVIDENCE = 40  # evidence items read
 COVERAGE_SUFFICIENT = 0.75

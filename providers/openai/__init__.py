@@ -6,9 +6,9 @@ call (structured output, repair, fallback); ``metering`` counts tokens and cost 
 ``provider`` wires the roles to the :class:`~providers.base.ModelProvider` interface.
 """
 
-from providers.openai.calls import RoleCall, RoleCaller
-from providers.openai.provider import OpenAIProvider
-from providers.openai.transport import FailedAttempt, RetryPolicy, make_client, send
+from ragq.providers.openai.calls import RoleCall, RoleCaller
+from ragq.providers.openai.provider import OpenAIProvider
+from ragq.providers.openai.transport import FailedAttempt, RetryPolicy, make_client, send
 
 __all__ = [
     # the provider

@@ -19,13 +19,13 @@ from typing import Any, Generic, TypeVar
 import openai
 from pydantic import BaseModel
 
-from providers.openai import prompts
-from providers.openai.metering import Meter, describe
-from providers.openai.transport import RetryPolicy, is_retryable, send
-from providers.openai.wire import strict_schema
 from ragq.errors import ProviderAuthError, ProviderError, ProviderModelNotFoundError
-from schemas.flow import ModelRole, RoleModels, Usage
-from schemas.pricing import PriceTable
+from ragq.providers.openai import prompts
+from ragq.providers.openai.metering import Meter, describe
+from ragq.providers.openai.transport import RetryPolicy, is_retryable, send
+from ragq.providers.openai.wire import strict_schema
+from ragq.schemas.flow import ModelRole, RoleModels, Usage
+from ragq.schemas.pricing import PriceTable
 
 log = logging.getLogger(__name__)
 W = TypeVar("W", bound=BaseModel)

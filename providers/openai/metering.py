@@ -12,10 +12,10 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from providers.openai.transport import FailedAttempt
-from schemas.flow import CallAttempt, Usage
-from schemas.pricing import PriceTable
-from schemas.statuses import ModelCallStatus
+from ragq.providers.openai.transport import FailedAttempt
+from ragq.schemas.flow import CallAttempt, Usage
+from ragq.schemas.pricing import PriceTable
+from ragq.schemas.statuses import ModelCallStatus
 
 log = logging.getLogger(__name__)
 PER_MESSAGE_TOKENS = 4  # the chat format's framing around each message

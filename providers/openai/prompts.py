@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from schemas.flow import Evidence, ModelRole
+from ragq.schemas.flow import Evidence, ModelRole
 
 Messages = list[dict[str, str]]
 

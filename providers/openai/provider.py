@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from providers.offline import rewriter as offline_rewriter
-from providers.offline import synthesizer as offline_synthesizer
-from providers.openai import prompts, wire
-from providers.openai.calls import RoleCall, RoleCaller
-from schemas.flow import (
+from ragq.providers.offline import rewriter as offline_rewriter
+from ragq.providers.offline import synthesizer as offline_synthesizer
+from ragq.providers.openai import prompts, wire
+from ragq.providers.openai.calls import RoleCall, RoleCaller
+from ragq.schemas.flow import (
     DraftAnswer,
     Evidence,
     Finding,

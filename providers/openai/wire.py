@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from schemas.flow import (
+from ragq.schemas.flow import (
     Citation,
     Contradiction,
     DraftAnswer,

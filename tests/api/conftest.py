@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from api import ApiServer
-from ledger import create_api_key, session_scope
 from ragq.adapters import build_ledger_engine
+from ragq.api import ApiServer
+from ragq.ledger import create_api_key, session_scope
 from ragq.settings import Settings
 from tests.conftest import Stack
 

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from api import ApiServer
-from ingestion.submit import ingest_path
-from ledger import session_scope
-from ledger.models import ModelCallRow, RetrievalRequestRow, SubQueryRow
 from ragq.adapters import build_ledger_engine
+from ragq.api import ApiServer
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import session_scope
+from ragq.ledger.models import ModelCallRow, RetrievalRequestRow, SubQueryRow
 from tests.api.conftest import auth, wait_batch, wait_until
 from tests.tasks.test_flow import BRIDGE_DOCS, BRIDGE_QUESTION, write_jsonl
 
@@ -138,7 +138,7 @@ def test_cancel_over_http_stops_open_jobs_and_keeps_finished_results(
 
 
 def test_a_jsonl_upload_carries_a_validated_batch_budget(api, make_key, collection, stack):
-    from ledger.models import BatchRow
+    from ragq.ledger.models import BatchRow
 
     key = make_key("budgeted")
     headers = {**auth(key), "content-type": "application/jsonl"}

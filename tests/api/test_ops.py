@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import httpx
 
-from api import ApiServer
-from workers.processes import free_port
+from ragq.api import ApiServer
+from ragq.workers.processes import free_port
 
 
 def test_healthz_is_200_with_every_component_up(api):

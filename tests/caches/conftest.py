@@ -10,10 +10,10 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from caches import RedisEvidenceCache, RedisPlanCache, connect
-from schemas.cache import CachedHit
+from ragq.caches import RedisEvidenceCache, RedisPlanCache, connect
+from ragq.schemas.cache import CachedHit
+from ragq.workers.stack_state import effective_broker_url
 from tests.conftest import Stack
-from workers.stack_state import effective_broker_url
 
 
 @pytest.fixture

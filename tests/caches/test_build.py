@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from caches import (
+from ragq.adapters import build_evidence_cache, build_plan_cache
+from ragq.caches import (
     DisabledEvidenceCache,
     DisabledPlanCache,
     RedisEvidenceCache,
     RedisPlanCache,
     resolve_cache_url,
 )
-from orchestration.cache_check import evidence_entry
-from ragq.adapters import build_evidence_cache, build_plan_cache
 from ragq.errors import ConfigurationError
+from ragq.orchestration.cache_check import evidence_entry
 from ragq.settings import build_settings
 from tests.caches.conftest import hit
 from tests.conftest import Stack

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import redis
 
-from caches import RedisEvidenceCache, connect, evidence_key
-from ledger import current_versions, make_engine, session_scope, upgrade, upsert_document
-from orchestration.cache_check import acl_fingerprint, evidence_entry, usable
-from orchestration.retrieval_keys import retrieval_key
+from ragq.caches import RedisEvidenceCache, connect, evidence_key
+from ragq.ledger import current_versions, make_engine, session_scope, upgrade, upsert_document
+from ragq.orchestration.cache_check import acl_fingerprint, evidence_entry, usable
+from ragq.orchestration.retrieval_keys import retrieval_key
 from tests.caches.conftest import hit
 
 
@@ -63,7 +63,7 @@ def test_a_staff_entry_read_back_is_not_usable_for_public_and_vice_versa(
 
 def test_chunk_acls_survive_the_round_trip_and_are_rechecked(
         evidence_cache: RedisEvidenceCache, collection: str) -> None:
-    from schemas.cache import CachedEvidence
+    from ragq.schemas.cache import CachedEvidence
 
     forged = CachedEvidence(hits=[hit("d1", "c1"), hit("d2", "c2", acl=("legal",))],
                             acl_fingerprint=acl_fingerprint(["staff"]),

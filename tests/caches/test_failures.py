@@ -8,14 +8,14 @@ import time
 import pytest
 from redis import exceptions as rx
 
-from caches import (
+from ragq.caches import (
     RedisEvidenceCache,
     RedisPlanCache,
     ServerGuard,
     connect,
 )
-from orchestration.cache_check import evidence_entry
-from schemas.flow import Plan, PlannedSubQuery
+from ragq.orchestration.cache_check import evidence_entry
+from ragq.schemas.flow import Plan, PlannedSubQuery
 from tests.caches.conftest import hit
 
 PLAN = Plan(sub_queries=[PlannedSubQuery(text="q")])
@@ -26,12 +26,12 @@ def test_a_closed_port_is_a_miss_and_puts_are_skipped(
     guard = ServerGuard("evidence", retry_after_s=30)
     cache = RedisEvidenceCache(connect(closed_port_url, timeout_s=0.5), ttl_s=60, guard=guard)
     entry = evidence_entry([hit()], requester_acl=["staff"])
-    with caplog.at_level(logging.WARNING, logger="caches"):
+    with caplog.at_level(logging.WARNING, logger="ragq.caches"):
         assert cache.get("kb", "k") is None
     assert guard.suspended
     assert "treated as a miss" in caplog.text and "ragq:ev:kb:k" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="caches"):
+    with caplog.at_level(logging.WARNING, logger="ragq.caches"):
         assert cache.put("kb", "k", entry) is False
         cache.delete("kb", "k")
         assert cache.drop_collection("kb") == 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import redis
 
-from caches import RedisPlanCache, plan_key
-from schemas.flow import Plan, PlannedSubQuery, Strategy
+from ragq.caches import RedisPlanCache, plan_key
+from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
 PLAN = Plan(sub_queries=[PlannedSubQuery(text="Who founded Acme?"),
                          PlannedSubQuery(text="When was {0} born?", depends_on=[0])],

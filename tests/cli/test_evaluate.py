@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cli.evaluate import COST, QUALITY, tables
-from evaluation.metrics import question_row
-from evaluation.run import _by_route
+from ragq.cli.evaluate import COST, QUALITY, tables
+from ragq.evaluation.metrics import question_row
+from ragq.evaluation.run import _by_route
 
 
 def _report() -> dict[str, object]:

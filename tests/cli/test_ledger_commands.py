@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import app
-from ledger import make_engine, upgrade
+from ragq.cli.main import app
+from ragq.ledger import make_engine, upgrade
 from tests.ledger.report_rows import write_batch
 
 runner = CliRunner()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ledger import find_api_key, make_engine, session_scope
+from ragq.ledger import find_api_key, make_engine, session_scope
 from ragq.settings import build_settings
+from ragq.webhooks import new_secret, sign
 from tests.cli.test_stack_commands import ragq
-from webhooks import new_secret, sign
 
 
 def test_keys_create_prints_a_key_whose_hash_finds_its_tenant_and_acl(tmp_path):

@@ -10,8 +10,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
-import embedding.minilm as minilm
-from embedding import MiniLmEmbedder
+import ragq.embedding.minilm as minilm
+from ragq.embedding import MiniLmEmbedder
 from ragq.errors import EmbeddingError
 
 PARAPHRASES = [

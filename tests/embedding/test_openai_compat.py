@@ -7,7 +7,7 @@ import numpy as np
 import openai
 import pytest
 
-from embedding import (
+from ragq.embedding import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
     EmbeddingUnavailableError,
@@ -169,7 +169,7 @@ def test_the_fake_answers_errors_in_the_api_shape(fake_openai):
 
 def test_rate_limits_are_retried_with_the_providers_policy(fake_openai):
     """The embedder shares the provider's client and retry loop: Retry-After is honoured."""
-    from providers.openai import RetryPolicy
+    from ragq.providers.openai import RetryPolicy
 
     fake_openai.fail_next(openai_error(429, headers={"retry-after": "0"}))
     embedder = make(fake_openai, retry=RetryPolicy(max_retries=1, base_delay_s=0.01))

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from evaluation.metrics import question_row, summarize
-from evaluation.run import EvalQuestion, _agentic_row, _by_route
+from ragq.evaluation.metrics import question_row, summarize
+from ragq.evaluation.run import EvalQuestion, _agentic_row, _by_route
 
 
 def _row(*, found: list[str], cost: float, status: str = "completed", tokens: int = 0,

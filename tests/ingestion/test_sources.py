@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from ingestion.sources import BadLine, read_documents
-from schemas.document import Document
+from ragq.ingestion.sources import BadLine, read_documents
+from ragq.schemas.document import Document
 
 
 def write_lines(path, lines):

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from ledger import make_engine, normalize_url, upgrade
+from ragq.ledger import make_engine, normalize_url, upgrade
 
 Race = Callable[[int, Callable[[int], Any]], list[Any]]
 POSTGRES_ENV = "RAGQ_TEST_POSTGRES_URL"

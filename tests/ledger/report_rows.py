@@ -13,7 +13,7 @@ from decimal import Decimal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from ledger import (
+from ragq.ledger import (
     JobStatus,
     RetrievalRequestRow,
     add_job,

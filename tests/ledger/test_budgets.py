@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import Engine, func, select
 
-from ledger import (
+from ragq.ledger import (
     BudgetChargeRow,
     BudgetDimension,
     ChargeOutcome,
@@ -21,7 +21,7 @@ from ledger import (
     get_job_budget,
     session_scope,
 )
-from ledger.budgets import MultiCharge, ensure_job_budget
+from ragq.ledger.budgets import MultiCharge, ensure_job_budget
 from tests.ledger.conftest import Race
 
 
@@ -153,7 +153,7 @@ def test_budget_limits_reject_unknown_dimensions(engine: Engine) -> None:
 
 
 def test_every_dimension_has_a_limit_and_used_column() -> None:
-    from ledger import JobBudgetRow
+    from ragq.ledger import JobBudgetRow
 
     columns = set(JobBudgetRow.__table__.c.keys())
     for dimension in BudgetDimension:

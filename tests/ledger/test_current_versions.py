@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from ledger import current_versions, session_scope, upsert_document
+from ragq.ledger import current_versions, session_scope, upsert_document
 
 
 def _register(engine: Engine, doc_id: str, version: str, collection: str = "kb") -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from ledger import (
+from ragq.ledger import (
     IngestRunRow,
     LedgerConfigurationError,
     LedgerError,
@@ -168,7 +168,7 @@ def test_read_then_write_transactions_never_hit_database_is_locked(
 _WRITER = textwrap.dedent(
     """
     import sys, time
-    from ledger import add_ingest_counts, make_engine, session_scope
+    from ragq.ledger import add_ingest_counts, make_engine, session_scope
     url, run_id, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
     engine = make_engine(url)
     time.sleep(max(0.0, start - time.time()))
@@ -204,7 +204,7 @@ def test_writer_processes_share_one_sqlite_file(sqlite_url: str) -> None:
 _FORK_CHECK = """
 import multiprocessing, sys
 from sqlalchemy import text
-from ledger import make_engine
+from ragq.ledger import make_engine
 
 def child(engine, queue):
     with engine.connect() as connection:

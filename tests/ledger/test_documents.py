@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from ledger import count_documents, get_documents, session_scope, upsert_document
+from ragq.ledger import count_documents, get_documents, session_scope, upsert_document
 from tests.ledger.conftest import Race
 
 BASE = {

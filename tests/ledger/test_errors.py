@@ -6,7 +6,8 @@ import pytest
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import select, text
 
-from ledger import (
+from ragq.errors import RagqError
+from ragq.ledger import (
     IngestRunRow,
     LedgerConfigurationError,
     LedgerError,
@@ -17,7 +18,6 @@ from ledger import (
     session_scope,
     translate_error,
 )
-from ragq.errors import RagqError
 
 
 class _PgError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from ledger import (
+from ragq.ledger import (
     IngestStatus,
     LedgerNotFoundError,
     add_ingest_counts,

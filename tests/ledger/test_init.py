@@ -6,17 +6,17 @@ import importlib
 
 import pytest
 
-import ledger
+from ragq import ledger
 
 MODULES = [
-    "ledger.budgets",
-    "ledger.db",
-    "ledger.documents",
-    "ledger.errors",
-    "ledger.ids",
-    "ledger.ingest_runs",
-    "ledger.migrate",
-    "ledger.models",
+    "ragq.ledger.budgets",
+    "ragq.ledger.db",
+    "ragq.ledger.documents",
+    "ragq.ledger.errors",
+    "ragq.ledger.ids",
+    "ragq.ledger.ingest_runs",
+    "ragq.ledger.migrate",
+    "ragq.ledger.models",
 ]
 
 

@@ -15,7 +15,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from ledger import (
+from ragq.ledger import (
     Base,
     LedgerMigrationError,
     current_revision,
@@ -25,8 +25,8 @@ from ledger import (
     session_scope,
     upgrade,
 )
-from ledger.migrate import MIGRATIONS_DIR, alembic_config
-from ledger.models import IngestRunRow
+from ragq.ledger.migrate import MIGRATIONS_DIR, alembic_config
+from ragq.ledger.models import IngestRunRow
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -127,7 +127,7 @@ def test_unknown_revision_is_a_migration_error(sqlite_url: str) -> None:
 _UPGRADER = textwrap.dedent(
     """
     import sys, time
-    from ledger import upgrade
+    from ragq.ledger import upgrade
     url, start = sys.argv[1], float(sys.argv[2])
     time.sleep(max(0.0, start - time.time()))
     upgrade(url)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, event
 
-from ledger import LedgerNotFoundError, session_scope
-from ledger.reports import batch_report, exhausted_dimension_of, job_ledger
-from schemas.reports import BatchReport, JobLedger
+from ragq.ledger import LedgerNotFoundError, session_scope
+from ragq.ledger.reports import batch_report, exhausted_dimension_of, job_ledger
+from ragq.schemas.reports import BatchReport, JobLedger
 from tests.ledger.report_rows import SPECS, JobSpec, write_batch
 
 

@@ -4,7 +4,7 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from orchestration.budgets import (
+from ragq.orchestration.budgets import (
     DEFAULT_PROFILES,
     budget_stop,
     deadline_of,
@@ -13,9 +13,9 @@ from orchestration.budgets import (
     profile_for,
     resolve_budget,
 )
-from orchestration.routing import RoutePath
-from schemas.statuses import BudgetDimension
-from schemas.ticket import Budget, BudgetProfiles
+from ragq.orchestration.routing import RoutePath
+from ragq.schemas.statuses import BudgetDimension
+from ragq.schemas.ticket import Budget, BudgetProfiles
 
 
 def test_a_ticket_override_changes_only_its_own_keys() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestration.cache_check import acl_fingerprint, evidence_entry, usable
-from schemas.cache import CachedEvidence, CachedHit
+from ragq.orchestration.cache_check import acl_fingerprint, evidence_entry, usable
+from ragq.schemas.cache import CachedEvidence, CachedHit
 
 
 def _hit(doc: str = "d1", chunk: str = "c1", version: str = "v1",

@@ -1,8 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestration.chunking import chunk_document, chunk_point_id, embedding_text, split_words
-from schemas.document import Document
+from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text, split_words
+from ragq.schemas.document import Document
 
 # Unique words (some ending a sentence) so a window's position in the text is unambiguous.
 ENDS = st.lists(st.booleans(), min_size=1, max_size=400)

@@ -1,5 +1,5 @@
-from orchestration.context import assemble_context, estimate_tokens, rerank_lexical
-from schemas.flow import Evidence
+from ragq.orchestration.context import assemble_context, estimate_tokens, rerank_lexical
+from ragq.schemas.flow import Evidence
 
 
 def ev(cid, score, sq=0, tier=2, text=None, doc=None):

@@ -1,5 +1,5 @@
-from orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
-from schemas.document import Document
+from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
+from ragq.schemas.document import Document
 
 DOC = Document(id="d", title="T", text="some text", source_version="v1")
 

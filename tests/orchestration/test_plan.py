@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestration.plan import PlanError, layers, normalize_query, validate_plan
-from schemas.flow import Plan, PlannedSubQuery, Strategy
+from ragq.orchestration.plan import PlanError, layers, normalize_query, validate_plan
+from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
 QUESTION = "Who founded the company that makes the Model T?"
 

@@ -1,4 +1,4 @@
-from orchestration.retrieval import search_width
+from ragq.orchestration.retrieval import search_width
 
 
 def test_the_whole_question_searches_as_wide_as_the_context() -> None:
@@ -18,7 +18,7 @@ def test_width_never_shrinks_below_top_k() -> None:
 
 
 def test_cosine_is_scale_free_and_safe_on_zero() -> None:
-    from orchestration.retrieval import cosine
+    from ragq.orchestration.retrieval import cosine
 
     assert cosine([1.0, 0.0], [3.0, 0.0]) == 1.0
     assert abs(cosine([1.0, 0.0], [0.0, 2.0])) < 1e-12
@@ -26,7 +26,7 @@ def test_cosine_is_scale_free_and_safe_on_zero() -> None:
 
 
 def test_a_pass_is_weak_without_hits_or_with_a_low_top_score() -> None:
-    from orchestration.retrieval import weak_pass
+    from ragq.orchestration.retrieval import weak_pass
 
     assert weak_pass([], min_top_score=0.5, min_margin=0.0) == "no hits"
     assert "top score 0.400" in (weak_pass([0.4, 0.3], min_top_score=0.5, min_margin=0.0) or "")
@@ -34,7 +34,7 @@ def test_a_pass_is_weak_without_hits_or_with_a_low_top_score() -> None:
 
 
 def test_a_tiny_margin_is_weak_only_when_asked() -> None:
-    from orchestration.retrieval import weak_pass
+    from ragq.orchestration.retrieval import weak_pass
 
     assert weak_pass([0.8, 0.79], min_top_score=0.5, min_margin=0.0) is None
     assert "margin" in (weak_pass([0.8, 0.79], min_top_score=0.5, min_margin=0.05) or "")

@@ -1,6 +1,6 @@
 import pytest
 
-from orchestration.routing import (
+from ragq.orchestration.routing import (
     ROUTE_BUDGETS,
     RouteBudget,
     RoutePath,
@@ -8,7 +8,7 @@ from orchestration.routing import (
     budget_for,
     path_for,
 )
-from schemas.flow import QuestionClass
+from ragq.schemas.flow import QuestionClass
 
 
 @pytest.mark.parametrize(("cls", "path"), [

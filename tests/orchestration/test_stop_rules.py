@@ -1,4 +1,4 @@
-from orchestration.stop_rules import StopReason, VerifyRound, decide_stop
+from ragq.orchestration.stop_rules import StopReason, VerifyRound, decide_stop
 
 
 def r(sufficient=False, confidence=0.0, new=3):

@@ -1,8 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestration.substitution import substitute
-from schemas.flow import PlannedSubQuery
+from ragq.orchestration.substitution import substitute
+from ragq.schemas.flow import PlannedSubQuery
 
 
 def test_placeholder_takes_the_finding():

@@ -1,4 +1,4 @@
-from orchestration.text import content_words, near_duplicate, stem, term_overlap, words
+from ragq.orchestration.text import content_words, near_duplicate, stem, term_overlap, words
 
 
 def test_words_lowercase_and_strip_possessives():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestration.webhook_retry import NextStep, next_step, retry_delay_s
+from ragq.orchestration.webhook_retry import NextStep, next_step, retry_delay_s
 
 
 def test_answers_map_to_next_steps():

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from embedding.minilm import MiniLmEmbedder
-from providers.offline import OfflineProvider
-from providers.offline.similarity import Similarity
-from schemas.flow import Evidence
+from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.providers.offline import OfflineProvider
+from ragq.providers.offline.similarity import Similarity
+from ragq.schemas.flow import Evidence
 
 
 @pytest.fixture(scope="session")

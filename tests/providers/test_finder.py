@@ -1,4 +1,4 @@
-from providers.offline.finder import find
+from ragq.providers.offline.finder import find
 from tests.providers.conftest import ev
 
 SONY = ev("walkman", "The Walkman is a brand of portable audio players manufactured by Sony "

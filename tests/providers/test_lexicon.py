@@ -1,4 +1,4 @@
-from providers.offline.lexicon import (
+from ragq.providers.offline.lexicon import (
     coverage,
     entities,
     entity_present,
@@ -7,8 +7,8 @@ from providers.offline.lexicon import (
     sentences,
     term_set,
 )
-from providers.offline.shapes import comparison_pair, conjunction_parts, focus_split
-from providers.offline.structure import bridge_spans, decompose_chain
+from ragq.providers.offline.shapes import comparison_pair, conjunction_parts, focus_split
+from ragq.providers.offline.structure import bridge_spans, decompose_chain
 
 
 def test_entities_are_capitalised_runs_with_inner_connectors():

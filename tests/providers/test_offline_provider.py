@@ -1,6 +1,6 @@
-import providers
-from providers import ModelProvider, OfflineProvider
-from schemas.flow import QuestionClass, Strategy
+from ragq import providers
+from ragq.providers import ModelProvider, OfflineProvider
+from ragq.schemas.flow import QuestionClass, Strategy
 from tests.providers.conftest import ev
 
 

@@ -1,8 +1,8 @@
 import re
 
-from orchestration.plan import layers, validate_plan
-from providers.offline.planner import plan
-from schemas.flow import Strategy
+from ragq.orchestration.plan import layers, validate_plan
+from ragq.providers.offline.planner import plan
+from ragq.schemas.flow import Strategy
 
 
 def test_bridge_question_becomes_a_two_step_chain_with_a_placeholder():

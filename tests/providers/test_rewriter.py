@@ -1,8 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestration.plan import normalize_query
-from providers.offline.rewriter import rewrite
+from ragq.orchestration.plan import normalize_query
+from ragq.providers.offline.rewriter import rewrite
 from tests.providers.conftest import ev
 
 EVIDENCE = [ev("a", "Finlandia is a tone poem by Jean Sibelius, first performed in Helsinki.",

@@ -1,7 +1,7 @@
 import pytest
 
-from providers.offline.router import route
-from schemas.flow import QuestionClass
+from ragq.providers.offline.router import route
+from ragq.schemas.flow import QuestionClass
 
 
 @pytest.mark.parametrize("question", [

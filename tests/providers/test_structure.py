@@ -1,6 +1,6 @@
 import pytest
 
-from providers.offline.structure import decompose_chain, normalize_heads
+from ragq.providers.offline.structure import decompose_chain, normalize_heads
 
 
 def chain(question: str, max_hops: int = 4) -> list[str]:

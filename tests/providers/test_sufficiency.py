@@ -1,4 +1,4 @@
-from providers.offline.sufficiency import check
+from ragq.providers.offline.sufficiency import check
 from tests.providers.conftest import ev
 
 REFUNDS = ev("policy", "Refunds are issued within 14 days of the request. Annual plans are "

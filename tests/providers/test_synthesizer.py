@@ -1,5 +1,5 @@
-from providers.offline.contradictions import detect
-from providers.offline.synthesizer import synthesize
+from ragq.providers.offline.contradictions import detect
+from ragq.providers.offline.synthesizer import synthesize
 from tests.providers.conftest import ev
 
 POLICY = ev("policy", "Refunds are issued within 14 days of the request. Contact support by "

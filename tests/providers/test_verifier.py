@@ -1,4 +1,4 @@
-from providers.offline.verifier import verify
+from ragq.providers.offline.verifier import verify
 from tests.providers.conftest import ev
 
 SIBELIUS = ev("finlandia", "Finlandia is a tone poem by the Finnish composer Jean Sibelius, "

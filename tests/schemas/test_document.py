@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from schemas.document import Document
+from ragq.schemas.document import Document
 
 
 def test_defaults_follow_the_spec():

@@ -7,9 +7,9 @@ import logging
 import pytest
 from pydantic import ValidationError
 
+from ragq.schemas.flow import RoleModels
+from ragq.schemas.pricing import ModelPrice, PriceTable
 from ragq.settings import build_settings
-from schemas.flow import RoleModels
-from schemas.pricing import ModelPrice, PriceTable
 
 
 def test_cost_is_tokens_times_the_price_per_million():
@@ -27,7 +27,7 @@ def test_a_dated_model_pays_the_longest_matching_prefix():
 
 def test_an_unknown_model_costs_nothing_and_is_logged_once(caplog):
     table = PriceTable()
-    with caplog.at_level(logging.WARNING, logger="schemas.pricing"):
+    with caplog.at_level(logging.WARNING, logger="ragq.schemas.pricing"):
         assert table.cost_of("llama3-local", 1000, 1000) == 0.0
         assert table.cost_of("llama3-local", 1000, 1000) == 0.0
     assert [r.getMessage() for r in caplog.records].count(

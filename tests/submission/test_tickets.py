@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragq.errors import InputError
-from schemas.ticket import Ticket
-from submission.tickets import TicketError, parse_lines, read_ticket_file
+from ragq.schemas.ticket import Ticket
+from ragq.submission.tickets import TicketError, parse_lines, read_ticket_file
 
 
 def lines(*records):

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from ingestion.submit import ingest_path
-from ledger import session_scope
-from ledger.models import (
+from ragq.adapters import build_evidence_cache, build_ledger_engine, build_plan_cache
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import session_scope
+from ragq.ledger.models import (
     AnswerRow,
     BudgetChargeRow,
     CitationRow,
@@ -23,11 +24,10 @@ from ledger.models import (
     SufficiencyCheckRow,
     VerificationRow,
 )
-from orchestration.routing import RoutePath, budget_for
-from ragq.adapters import build_evidence_cache, build_ledger_engine, build_plan_cache
-from schemas.statuses import BudgetDimension
-from submission import describe, errors, results, submit_file, wait
-from workers.client import client_app
+from ragq.orchestration.routing import RoutePath, budget_for
+from ragq.schemas.statuses import BudgetDimension
+from ragq.submission import describe, errors, results, submit_file, wait
+from ragq.workers.client import client_app
 
 BRIDGE_DOCS = [
     {"id": "zephyr", "title": "Zephyr camera",
@@ -158,7 +158,7 @@ def test_cancelling_a_batch_stops_its_open_jobs_and_keeps_finished_results(stack
         for i in range(30)])
     sent = submit_file(stack.settings, tickets, collection=collection)
     wait(stack.settings, sent.job_ids[0], timeout_s=120)  # at least one finishes first
-    from submission import cancel
+    from ragq.submission import cancel
 
     cancelled = cancel(stack.settings, sent.batch_id)
     view = wait(stack.settings, sent.batch_id, timeout_s=120)

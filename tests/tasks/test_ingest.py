@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingestion.submit import ingest_path
-from workers.queues import Queue, task_name
+from ragq.ingestion.submit import ingest_path
+from ragq.workers.queues import Queue, task_name
 
 COUNT = task_name(Queue.RETRIEVAL, "count")
 SEARCH = task_name(Queue.RETRIEVAL, "search")

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from ledger import (
+from ragq.ledger import (
     add_job,
     cancel_batch,
     create_batch,
@@ -22,13 +22,13 @@ from ledger import (
     upgrade,
     utcnow,
 )
-from ledger.models import WebhookDeliveryRow, WebhookEndpointRow
-from orchestration.webhook_retry import NextStep
+from ragq.ledger.models import WebhookDeliveryRow, WebhookEndpointRow
+from ragq.orchestration.webhook_retry import NextStep
+from ragq.schemas.statuses import JobStatus
 from ragq.settings import build_settings
-from schemas.statuses import JobStatus
-from tasks.webhooks import deliver
+from ragq.tasks.webhooks import deliver
+from ragq.webhooks import HttpxWebhookSender, new_secret, verify_signature
 from tests.fakes.http import Reply
-from webhooks import HttpxWebhookSender, new_secret, verify_signature
 
 
 @pytest.fixture
@@ -137,7 +137,7 @@ def test_urls_are_checked_again_at_delivery_time(engine, cfg, loopback):
 
 
 def test_an_attempt_whose_sender_died_is_taken_over_after_its_lease(engine, cfg, loopback):
-    from ledger import claim_delivery
+    from ragq.ledger import claim_delivery
 
     loopback.route("POST", "/hook", lambda r: Reply(200, {}))
     batch_id, jobs, _ = batch_with_jobs(engine, f"{loopback.base_url}/hook", n=1)

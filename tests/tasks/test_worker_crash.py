@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from ingestion.submit import ingest_path
-from ledger import session_scope
-from ledger.models import BudgetChargeRow, JobBudgetRow
 from ragq.adapters import build_ledger_engine
-from schemas.statuses import ChargeOutcome
-from submission import results, submit_file, wait
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import session_scope
+from ragq.ledger.models import BudgetChargeRow, JobBudgetRow
+from ragq.schemas.statuses import ChargeOutcome
+from ragq.submission import results, submit_file, wait
+from ragq.workers import supervisor
+from ragq.workers.stack_state import load_state
 from tests.conftest import Stack, running_stack
 from tests.fakes import FakeOpenAIServer
 from tests.tasks.conftest import openai_overrides
 from tests.tasks.test_flow import BRIDGE_DOCS, write_jsonl
-from workers import supervisor
-from workers.stack_state import load_state
 
 pytestmark = pytest.mark.stack
 

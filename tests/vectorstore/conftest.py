@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vectorstore import EdgeVectorStore, QdrantServerStore, TitleFusion, VectorStore
+from ragq.vectorstore import EdgeVectorStore, QdrantServerStore, TitleFusion, VectorStore
 
 QDRANT_URL = os.environ.get("RAGQ_TEST_QDRANT_URL")
 

@@ -6,8 +6,8 @@ import uuid
 
 import numpy as np
 
-from schemas.document import Chunk
-from vectorstore import VectorPoint
+from ragq.schemas.document import Chunk
+from ragq.vectorstore import VectorPoint
 
 DIM = 8
 NAMESPACE = uuid.UUID("2f1d3c1e-0000-4000-8000-000000000000")

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
-from tests.vectorstore.points import DIM, axis, point, random_unit
-from vectorstore import (
+from ragq.vectorstore import (
     InvalidCollectionNameError,
     InvalidVectorError,
     SearchFilter,
@@ -19,6 +18,7 @@ from vectorstore import (
     VectorPoint,
     VectorStore,
 )
+from tests.vectorstore.points import DIM, axis, point, random_unit
 
 
 @pytest.fixture

@@ -15,23 +15,23 @@ import pytest
 import qdrant_edge as qe
 
 from ragq.errors import CollectionNotFoundError, RetrievalError, VectorStoreLockedError
-from tests.vectorstore.points import DIM, axis, point
-from vectorstore import (
+from ragq.vectorstore import (
     CollectionLayoutError,
     EdgeStoreLockedError,
     EdgeVectorStore,
     StoreClosedError,
     VectorDimensionError,
 )
-from vectorstore.edge_errors import translate_edge_errors
-from vectorstore.locking import LOCK_FILE
+from ragq.vectorstore.edge_errors import translate_edge_errors
+from ragq.vectorstore.locking import LOCK_FILE
+from tests.vectorstore.points import DIM, axis, point
 
 REPO = Path(__file__).resolve().parents[2]
 
 TRY_OPEN = """
 import json, sys
 from pathlib import Path
-from vectorstore import EdgeVectorStore, EdgeStoreLockedError
+from ragq.vectorstore import EdgeVectorStore, EdgeStoreLockedError
 try:
     EdgeVectorStore(Path(sys.argv[1])).close()
     print(json.dumps({"opened": True}))
@@ -42,7 +42,7 @@ except EdgeStoreLockedError as exc:
 HOLD_OPEN = """
 import sys, time
 from pathlib import Path
-from vectorstore import EdgeVectorStore
+from ragq.vectorstore import EdgeVectorStore
 store = EdgeVectorStore(Path(sys.argv[1]))
 store.ensure_collection("held", 8)
 print("ready", flush=True)

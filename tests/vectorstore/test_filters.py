@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ragq.vectorstore import AnyOf, FilterPlan, SearchFilter, VectorStore, plan_search, plan_stale
 from tests.vectorstore.points import DIM, point, random_unit
-from vectorstore import AnyOf, FilterPlan, SearchFilter, VectorStore, plan_search, plan_stale
 
 DOCS = ("a", "b", "c", "d")
 LABELS = ("public", "staff", "legal")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vectorstore import ScoredPoint, TitleFusion
+from ragq.vectorstore import ScoredPoint, TitleFusion
 
 
 def scored(point_id: str, score: float) -> ScoredPoint:

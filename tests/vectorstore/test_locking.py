@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from vectorstore import EdgeStoreLockedError, StoreClosedError
-from vectorstore.locking import LOCK_FILE, RootLock, UsageGate
+from ragq.vectorstore import EdgeStoreLockedError, StoreClosedError
+from ragq.vectorstore.locking import LOCK_FILE, RootLock, UsageGate
 
 
 def test_close_waits_for_calls_in_flight_then_refuses_new_ones():

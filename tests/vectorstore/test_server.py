@@ -15,15 +15,15 @@ from qdrant_client.common.client_exceptions import ResourceExhaustedResponse
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
-from tests.fakes import LoopbackServer, Reply, Request
-from tests.vectorstore.points import DIM, axis, point
-from vectorstore import (
+from ragq.vectorstore import (
     CollectionLayoutError,
     QdrantServerStore,
     SearchFilter,
     VectorStoreUnavailableError,
 )
-from vectorstore.server_errors import server_error
+from ragq.vectorstore.server_errors import server_error
+from tests.fakes import LoopbackServer, Reply, Request
+from tests.vectorstore.points import DIM, axis, point
 
 NAME = "docs"
 BASE = f"/collections/{NAME}"

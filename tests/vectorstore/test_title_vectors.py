@@ -8,15 +8,15 @@ import math
 import numpy as np
 import pytest
 
-from tests.vectorstore.conftest import opened_store
-from tests.vectorstore.points import DIM, axis, point, random_unit
-from vectorstore import (
+from ragq.vectorstore import (
     InvalidVectorError,
     SearchFilter,
     TitleFusion,
     VectorDimensionError,
     VectorStore,
 )
+from tests.vectorstore.conftest import opened_store
+from tests.vectorstore.points import DIM, axis, point, random_unit
 
 MARGIN = TitleFusion().title_margin
 

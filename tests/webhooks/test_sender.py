@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ragq.errors import WebhookSendError
+from ragq.webhooks import HttpxWebhookSender, new_secret, parse_retry_after, verify_signature
+from ragq.workers.processes import free_port
 from tests.fakes.http import Reply
-from webhooks import HttpxWebhookSender, new_secret, parse_retry_after, verify_signature
-from workers.processes import free_port
 
 
 def test_a_delivery_is_signed_and_its_answer_reported(loopback):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragq.errors import WebhookSignatureError
-from webhooks import new_secret, sign, verify_signature, webhook_id_for
+from ragq.webhooks import new_secret, sign, verify_signature, webhook_id_for
 
 # The example from the Standard Webhooks specification.
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragq.errors import WebhookUrlError
-from webhooks import check_url
+from ragq.webhooks import check_url
 
 
 def public(host: str) -> list[str]:

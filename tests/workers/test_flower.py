@@ -11,13 +11,13 @@ import urllib.request
 import httpx
 import pytest
 
-import submission
+from ragq import submission
 from ragq.settings import build_settings
-from workers import supervisor
-from workers.client import call
-from workers.processes import free_port
-from workers.queues import Queue, task_name
-from workers.stack_state import load_state
+from ragq.workers import supervisor
+from ragq.workers.client import call
+from ragq.workers.processes import free_port
+from ragq.workers.queues import Queue, task_name
+from ragq.workers.stack_state import load_state
 
 
 def get_json(url: str) -> object:

@@ -1,6 +1,6 @@
 import pytest
 
-from workers.queues import Queue, queue_of, route_task, task_name
+from ragq.workers.queues import Queue, queue_of, route_task, task_name
 
 
 def test_task_names_route_to_their_queue():

@@ -6,10 +6,10 @@ import os
 
 from celery import chord
 
-from workers.client import client_app
-from workers.queues import Queue, task_name
-from workers.stack_state import load_state
-from workers.supervisor import worker_specs
+from ragq.workers.client import client_app
+from ragq.workers.queues import Queue, task_name
+from ragq.workers.stack_state import load_state
+from ragq.workers.supervisor import worker_specs
 
 ECHO = task_name(Queue.BOOKKEEPING, "echo")
 ECHO_RETRIEVAL = task_name(Queue.RETRIEVAL, "echo")

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
-from ledger import (
+from ragq.ledger import (
     BatchRow,
     BudgetChargeRow,
     ChargeOutcome,

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from providers.openai import OpenAIProvider, RetryPolicy, RoleCaller, make_client
-from schemas.flow import Evidence, RoleModels
-from schemas.pricing import PriceTable
+from ragq.providers.openai import OpenAIProvider, RetryPolicy, RoleCaller, make_client
+from ragq.schemas.flow import Evidence, RoleModels
+from ragq.schemas.pricing import PriceTable
 from tests.fakes import FakeOpenAIServer
 
 MakeProvider = Callable[..., OpenAIProvider]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-import providers.openai
-from providers.base import ModelProvider
-from providers.openai import OpenAIProvider
+import ragq.providers.openai
 from ragq.adapters import build_provider
 from ragq.errors import ConfigurationError
+from ragq.providers.base import ModelProvider
+from ragq.providers.openai import OpenAIProvider
+from ragq.schemas.flow import Evidence
 from ragq.settings import build_settings
-from schemas.flow import Evidence
 
 
 def test_settings_build_the_openai_provider_with_their_models_and_retries(fake_openai):
@@ -39,4 +39,4 @@ def test_the_openai_provider_needs_a_key():
 
 
 def test_public_map_resolves():
-    assert all(getattr(providers.openai, name) for name in providers.openai.__all__)
+    assert all(getattr(ragq.providers.openai, name) for name in ragq.providers.openai.__all__)

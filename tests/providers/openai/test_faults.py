@@ -8,8 +8,8 @@ import openai
 import pytest
 
 from ragq.errors import ProviderAuthError, ProviderError, ProviderModelNotFoundError
-from schemas.flow import Usage
-from schemas.statuses import ModelCallStatus
+from ragq.schemas.flow import Usage
+from ragq.schemas.statuses import ModelCallStatus
 from tests.fakes import ChatAnswer, Reply, openai_error
 from tests.providers.openai.conftest import EVIDENCE
 

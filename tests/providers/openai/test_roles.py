@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from providers.openai.metering import count_tokens, prompt_tokens
-from schemas.flow import (
+from ragq.providers.openai.metering import count_tokens, prompt_tokens
+from ragq.schemas.flow import (
     DraftAnswer,
     Finding,
     Plan,
@@ -17,8 +17,8 @@ from schemas.flow import (
     SufficiencyVerdict,
     Verification,
 )
-from schemas.pricing import ModelPrice, PriceTable
-from schemas.statuses import ModelCallStatus
+from ragq.schemas.pricing import ModelPrice, PriceTable
+from ragq.schemas.statuses import ModelCallStatus
 from tests.fakes import ChatAnswer
 from tests.providers.openai.conftest import EVIDENCE
 

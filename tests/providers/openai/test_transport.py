@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from providers.openai.transport import (
+from ragq.providers.openai.transport import (
     FailedAttempt,
     RetryPolicy,
     is_retryable,
