@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from ragq.adapters import build_ledger_engine
 from ragq.api import errors
 from ragq.api.metrics import build_registry
 from ragq.api.routers import batches, jobs, ops
 from ragq.settings import Settings
+from ragq.workers.wiring import build_ledger_engine
 
 DESCRIPTION = """Submit questions and JSONL ticket batches, follow them, fetch results with
 their evidence and cost. Authenticate with `Authorization: Bearer <key>` (`ragq keys create`).

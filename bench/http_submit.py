@@ -23,12 +23,12 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragq.adapters import build_ledger_engine
 from ragq.ledger import create_api_key, session_scope
 from ragq.settings import build_settings
 from ragq.workers import supervisor
 from ragq.workers.processes import free_port
 from ragq.workers.stack_state import load_state
+from ragq.workers.wiring import build_ledger_engine
 
 QUESTIONS = ["How do I rotate an API key?", "What is the rate limit on the Standard plan?",
              "Which regions does Acme Cloud run in?", "When are invoices issued?"]

@@ -19,7 +19,6 @@ from sqlalchemy import func, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragq.adapters import build_ledger_engine
 from ragq.evaluation import percentile
 from ragq.evaluation.run import collection_for, load_questions
 from ragq.ingestion.submit import ingest_path
@@ -28,6 +27,7 @@ from ragq.ledger.models import ModelCallRow, RetrievalRequestRow
 from ragq.settings import Settings, build_settings
 from ragq.submission import ask, wait
 from ragq.workers import supervisor
+from ragq.workers.wiring import build_ledger_engine
 
 
 def split(settings: Settings, job_id: str) -> tuple[float, float]:

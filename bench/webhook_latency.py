@@ -21,7 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragq.adapters import build_ledger_engine
 from ragq.evaluation import percentile
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import get_job, session_scope
@@ -29,6 +28,7 @@ from ragq.schemas.ticket import Ticket
 from ragq.settings import build_settings
 from ragq.submission import submit_job, wait
 from ragq.workers import supervisor
+from ragq.workers.wiring import build_ledger_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 received: dict[str, float] = {}

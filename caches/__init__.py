@@ -1,7 +1,7 @@
 """The caches across jobs (SPEC C12): evidence of retrieval requests and plans of questions, on
 the stack's Redis-protocol server with TTLs. A cache never fails a job: a server error is a miss.
 
-Build them with ``ragq.adapters.build_evidence_cache`` / ``build_plan_cache``. An evidence hit
+Build them with ``ragq.workers.wiring.build_evidence_cache`` / ``build_plan_cache``. An evidence hit
 must be re-checked with ``orchestration.cache_check.usable`` before use, and deleted when unusable.
 """
 

@@ -31,8 +31,8 @@ def _settings() -> Settings:
 def _read(query: Callable[..., Report], target_id: str) -> Report:
     """Run one report query in a read-only session; an unknown id or a ledger that cannot be
     read ends the command with the reason and exit code 1."""
-    from ragq.adapters import build_ledger_engine
     from ragq.ledger import LedgerNotMigratedError, session_scope
+    from ragq.workers.wiring import build_ledger_engine
 
     engine = build_ledger_engine(_settings())
     try:

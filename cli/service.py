@@ -30,8 +30,8 @@ def serve(settings: Settings, *, host: str | None, port: int | None) -> None:
 
 def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool) -> None:
     """Create a key, print it once."""
-    from ragq.adapters import build_ledger_engine
     from ragq.ledger import create_api_key, session_scope, upgrade
+    from ragq.workers.wiring import build_ledger_engine
 
     upgrade(settings.ledger_url)
     with session_scope(build_ledger_engine(settings)) as session:
@@ -46,8 +46,8 @@ def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool
 
 def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
     """Every key's id, tenant, ACL and state (never the key: only its hash is stored)."""
-    from ragq.adapters import build_ledger_engine
     from ragq.ledger import list_api_keys, session_scope
+    from ragq.workers.wiring import build_ledger_engine
 
     with session_scope(build_ledger_engine(settings), readonly=True) as session:
         rows = [{"id": r.id, "tenant": r.tenant, "acl": list(r.acl),
@@ -65,8 +65,8 @@ def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
 
 def revoke_key(settings: Settings, *, key_id: str, as_json: bool) -> None:
     """Revoke a key by id: its requests get 401 from then on."""
-    from ragq.adapters import build_ledger_engine
     from ragq.ledger import revoke_api_key, session_scope
+    from ragq.workers.wiring import build_ledger_engine
 
     with session_scope(build_ledger_engine(settings)) as session:
         revoked = revoke_api_key(session, key_id=key_id)

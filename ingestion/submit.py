@@ -10,7 +10,6 @@ from pathlib import Path
 
 from celery import chord
 
-from ragq.adapters import build_ledger_engine
 from ragq.errors import InputError, StackError
 from ragq.ingestion.sources import BadLine, read_documents
 from ragq.ledger import add_ingest_counts, create_ingest_run, session_scope
@@ -18,6 +17,7 @@ from ragq.schemas.document import Document
 from ragq.settings import Settings
 from ragq.workers.client import client_app
 from ragq.workers.queues import Queue, task_name
+from ragq.workers.wiring import build_ledger_engine
 
 INGEST_DOCUMENTS = task_name(Queue.INGEST, "documents")
 FINISH_INGEST = task_name(Queue.BOOKKEEPING, "finish_ingest")

@@ -11,7 +11,6 @@ from typing import IO, Any
 
 from sqlalchemy.orm import Session
 
-from ragq.adapters import build_ledger_engine
 from ragq.errors import StackError
 from ragq.ledger import (
     add_job,
@@ -37,6 +36,7 @@ from ragq.submission.views import describe
 from ragq.webhooks import check_url, new_secret
 from ragq.workers.client import client_app
 from ragq.workers.queues import Queue, task_name
+from ragq.workers.wiring import build_ledger_engine
 
 ROUTE = task_name(Queue.MODELS, "route")
 DELIVER_WEBHOOK = task_name(Queue.BOOKKEEPING, "deliver_webhook")

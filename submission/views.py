@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import func, inspect, select
 from sqlalchemy.orm import Session
 
-from ragq.adapters import build_ledger_engine
 from ragq.ledger import (
     batch_errors,
     batch_jobs,
@@ -36,6 +35,7 @@ from ragq.ledger.models import (
 )
 from ragq.settings import Settings
 from ragq.submission.access import Caller, not_found, require_tenant
+from ragq.workers.wiring import build_ledger_engine
 
 TRAIL = [PlanRow, SubQueryRow, RetrievalRequestRow, SufficiencyCheckRow, VerificationRow,
          ModelCallRow, BudgetChargeRow, AnswerRow, WebhookDeliveryRow]

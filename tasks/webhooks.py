@@ -105,7 +105,7 @@ def deliver(engine: Engine, sender: WebhookSender, cfg: Settings, *, webhook_id:
 def deliver_webhook(self: Any, webhook_id: str, attempt: int = 1) -> str:
     """Send one attempt of one event; schedule the next attempt when it fails."""
     res = resources(self)
-    from ragq.adapters import build_webhook_sender
+    from ragq.workers.wiring import build_webhook_sender
 
     result = deliver(res.engine, build_webhook_sender(settings(self)), settings(self),
                      webhook_id=webhook_id, attempt=attempt)

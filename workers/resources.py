@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from ragq.adapters import (
+from ragq.settings import Settings
+from ragq.workers.wiring import (
     build_embedder,
     build_evidence_cache,
     build_ledger_engine,
@@ -21,7 +22,6 @@ from ragq.adapters import (
     build_token_counter,
     build_vector_store,
 )
-from ragq.settings import Settings
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine

@@ -40,7 +40,7 @@ class OpenAIProvider:
     """A :class:`~providers.base.ModelProvider` over an OpenAI-compatible server.
 
     ``caller`` owns the client, the models per role, the prices and the retry policy; build one
-    from settings with :func:`ragq.adapters.build_provider`.
+    from settings with :func:`ragq.workers.wiring.build_provider`.
     """
 
     def __init__(self, caller: RoleCaller):

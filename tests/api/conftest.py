@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from ragq.adapters import build_ledger_engine
 from ragq.api import ApiServer
 from ragq.ledger import create_api_key, session_scope
 from ragq.settings import Settings
+from ragq.workers.wiring import build_ledger_engine
 from tests.conftest import Stack
 
 

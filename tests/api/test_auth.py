@@ -8,10 +8,10 @@ import json
 import httpx
 from sqlalchemy import select
 
-from ragq.adapters import build_ledger_engine
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import revoke_api_key, session_scope
 from ragq.ledger.models import ApiKeyRow
+from ragq.workers.wiring import build_ledger_engine
 from tests.api.conftest import auth, wait_batch
 from tests.tasks.test_flow import write_jsonl
 

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from ragq.adapters import build_ledger_engine
 from ragq.api import ApiServer
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import ModelCallRow, RetrievalRequestRow, SubQueryRow
+from ragq.workers.wiring import build_ledger_engine
 from tests.api.conftest import auth, wait_batch, wait_until
 from tests.tasks.test_flow import BRIDGE_DOCS, BRIDGE_QUESTION, write_jsonl
 

@@ -9,11 +9,11 @@ import time
 import httpx
 from sqlalchemy import select
 
-from ragq.adapters import build_ledger_engine
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import WebhookDeliveryRow
 from ragq.webhooks import verify_signature
+from ragq.workers.wiring import build_ledger_engine
 from tests.api.conftest import auth, wait_batch, wait_until
 from tests.fakes.http import LoopbackServer, Reply
 from tests.tasks.test_flow import BRIDGE_DOCS, write_jsonl

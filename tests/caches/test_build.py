@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from ragq.adapters import build_evidence_cache, build_plan_cache
 from ragq.caches import (
     DisabledEvidenceCache,
     DisabledPlanCache,
@@ -18,6 +17,7 @@ from ragq.caches import (
 from ragq.errors import ConfigurationError
 from ragq.orchestration.cache_check import evidence_entry
 from ragq.settings import build_settings
+from ragq.workers.wiring import build_evidence_cache, build_plan_cache
 from tests.caches.conftest import hit
 from tests.conftest import Stack
 

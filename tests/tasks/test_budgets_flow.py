@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from ragq.adapters import build_ledger_engine
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import BudgetChargeRow, JobBudgetRow, JobRow, RetrievalRequestRow
 from ragq.schemas.statuses import ChargeOutcome
 from ragq.submission import results, submit_file, wait
+from ragq.workers.wiring import build_ledger_engine
 from tests.tasks.test_flow import BRIDGE_DOCS, BRIDGE_QUESTION, write_jsonl
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from ragq.adapters import build_ledger_engine
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import EvidenceItemRow, RetrievalRequestRow
 from ragq.submission import results, submit_file, wait
+from ragq.workers.wiring import build_ledger_engine
 from tests.tasks.test_flow import write_jsonl
 
 QUESTION = "What is the refund window for annual plans?"

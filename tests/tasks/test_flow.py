@@ -8,7 +8,6 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from ragq.adapters import build_evidence_cache, build_ledger_engine, build_plan_cache
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import (
@@ -28,6 +27,7 @@ from ragq.orchestration.routing import RoutePath, budget_for
 from ragq.schemas.statuses import BudgetDimension
 from ragq.submission import describe, errors, results, submit_file, wait
 from ragq.workers.client import client_app
+from ragq.workers.wiring import build_evidence_cache, build_ledger_engine, build_plan_cache
 
 BRIDGE_DOCS = [
     {"id": "zephyr", "title": "Zephyr camera",

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from ragq.adapters import build_ledger_engine
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import ModelCallRow, PlanRow, SufficiencyCheckRow, VerificationRow
 from ragq.schemas.pricing import PriceTable
 from ragq.submission import results, submit_file, wait
+from ragq.workers.wiring import build_ledger_engine
 from tests.conftest import Stack, running_stack
 from tests.fakes import FakeOpenAIServer, openai_error
 from tests.tasks.conftest import openai_overrides

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from ragq.adapters import build_ledger_engine
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import BudgetChargeRow, JobBudgetRow
@@ -20,6 +19,7 @@ from ragq.schemas.statuses import ChargeOutcome
 from ragq.submission import results, submit_file, wait
 from ragq.workers import supervisor
 from ragq.workers.stack_state import load_state
+from ragq.workers.wiring import build_ledger_engine
 from tests.conftest import Stack, running_stack
 from tests.fakes import FakeOpenAIServer
 from tests.tasks.conftest import openai_overrides

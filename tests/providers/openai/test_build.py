@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 import ragq.providers.openai
-from ragq.adapters import build_provider
 from ragq.errors import ConfigurationError
 from ragq.providers.base import ModelProvider
 from ragq.providers.openai import OpenAIProvider
 from ragq.schemas.flow import Evidence
 from ragq.settings import build_settings
+from ragq.workers.wiring import build_provider
 
 
 def test_settings_build_the_openai_provider_with_their_models_and_retries(fake_openai):

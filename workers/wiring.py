@@ -1,4 +1,5 @@
-"""The one place adapters are built from settings. Tasks and front doors get adapters here.
+"""The composition root: the one place adapters are built from settings. Worker processes hold
+them in :mod:`ragq.workers.resources`; front doors borrow the same per-process set.
 
 Imports are local to each builder so a process only loads what it uses (the CLI never loads
 onnxruntime, a worker that never searches never opens the vector store).
