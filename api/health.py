@@ -12,8 +12,8 @@ from sqlalchemy.engine import Engine
 from ragq.errors import RagqError
 from ragq.ledger import session_scope
 from ragq.schemas.api import ComponentHealth
+from ragq.schemas.tasks import Task
 from ragq.settings import Settings
-from ragq.workers.queues import Queue, task_name
 from ragq.workers.stack_state import effective_broker_url
 
 Check = Callable[[], str | None]
@@ -50,7 +50,7 @@ def check_vectors(settings: Settings) -> str | None:
         return settings.qdrant_url
     from ragq.workers.client import call
 
-    call(settings, task_name(Queue.RETRIEVAL, "echo"), 1, timeout_s=3)
+    call(settings, Task.ECHO_RETRIEVAL, 1, timeout_s=3)
     return "embedded (vector worker answered)"
 
 

@@ -25,12 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from title_scores import score_title_search, title_top_k
 
 from ragq.ingestion.submit import ingest_path
+from ragq.schemas.tasks import Task
 from ragq.settings import Settings, build_settings
 from ragq.workers import supervisor
 from ragq.workers.client import call
-from ragq.workers.queues import Queue, task_name
 
-SEARCH_BATCH = task_name(Queue.RETRIEVAL, "search_batch")
+SEARCH_BATCH = Task.SEARCH_BATCH
 
 
 def measure(settings: Settings, corpus: Path, collection: str) -> dict[str, float]:

@@ -10,11 +10,11 @@ from rich.table import Table
 
 from ragq.cli.output import console, emit_json, err_console
 from ragq.ingestion.submit import ingest_path
+from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.workers.client import call
-from ragq.workers.queues import Queue, task_name
 
-SEARCH = task_name(Queue.RETRIEVAL, "search")
+SEARCH = Task.SEARCH
 
 
 def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) -> None:

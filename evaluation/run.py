@@ -15,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ragq.errors import InputError
 from ragq.evaluation.metrics import question_row, summarize
 from ragq.ingestion.submit import ingest_path
+from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
 from ragq.submission import results, submit_tickets, wait
 from ragq.workers.client import call
-from ragq.workers.queues import Queue, task_name
 
-SEARCH_BATCH = task_name(Queue.RETRIEVAL, "search_batch")
+SEARCH_BATCH = Task.SEARCH_BATCH
 Progress = Callable[[str, int, int], None]
 
 

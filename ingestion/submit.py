@@ -14,13 +14,13 @@ from ragq.errors import InputError, StackError
 from ragq.ingestion.sources import BadLine, read_documents
 from ragq.ledger import add_ingest_counts, create_ingest_run, session_scope
 from ragq.schemas.document import Document
+from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.workers.client import client_app
-from ragq.workers.queues import Queue, task_name
 from ragq.workers.wiring import build_ledger_engine
 
-INGEST_DOCUMENTS = task_name(Queue.INGEST, "documents")
-FINISH_INGEST = task_name(Queue.BOOKKEEPING, "finish_ingest")
+INGEST_DOCUMENTS = Task.INGEST_DOCUMENTS
+FINISH_INGEST = Task.FINISH_INGEST
 
 Progress = Callable[[int, int], None]
 

@@ -9,16 +9,16 @@ from collections.abc import Sequence
 from celery import Celery, chord
 from celery.canvas import Signature
 
-from ragq.workers.queues import Queue, task_name
+from ragq.schemas.tasks import Task
 
-RETRIEVE = task_name(Queue.RETRIEVAL, "retrieve")
-CHECK = task_name(Queue.MODELS, "check")
-AFTER_LAYER = task_name(Queue.BOOKKEEPING, "after_layer")
-ROUTE = task_name(Queue.MODELS, "route")
-PLAN = task_name(Queue.MODELS, "plan")
-VERIFY = task_name(Queue.MODELS, "verify")
-SYNTHESIZE = task_name(Queue.MODELS, "synthesize")
-FINALIZE = task_name(Queue.BOOKKEEPING, "finalize")
+RETRIEVE = Task.RETRIEVE
+CHECK = Task.CHECK
+AFTER_LAYER = Task.AFTER_LAYER
+ROUTE = Task.ROUTE
+PLAN = Task.PLAN
+VERIFY = Task.VERIFY
+SYNTHESIZE = Task.SYNTHESIZE
+FINALIZE = Task.FINALIZE
 
 
 def retrieve_signature(app: Celery, job_id: str, sub_query_id: str, attempt: int = 0,

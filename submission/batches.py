@@ -28,6 +28,7 @@ from ragq.ledger import (
 )
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
+from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
 from ragq.submission.access import Caller, capped_acl, not_found, require_tenant
@@ -35,11 +36,10 @@ from ragq.submission.tickets import Limits, TicketError, read_ticket_file, read_
 from ragq.submission.views import describe
 from ragq.webhooks import check_url, new_secret
 from ragq.workers.client import client_app
-from ragq.workers.queues import Queue, task_name
 from ragq.workers.wiring import build_ledger_engine
 
-ROUTE = task_name(Queue.MODELS, "route")
-DELIVER_WEBHOOK = task_name(Queue.BOOKKEEPING, "deliver_webhook")
+ROUTE = Task.ROUTE
+DELIVER_WEBHOOK = Task.DELIVER_WEBHOOK
 FINISHED_BATCH = {BatchStatus.COMPLETED, BatchStatus.CANCELLED, BatchStatus.FAILED}
 Parsed = Sequence[tuple[int, Ticket | TicketError]]
 

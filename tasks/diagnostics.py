@@ -11,22 +11,22 @@ import socket
 
 from celery import shared_task
 
-from ragq.workers.queues import Queue, task_name
+from ragq.schemas.tasks import Task
 
 
-@shared_task(name=task_name(Queue.BOOKKEEPING, "echo"))
+@shared_task(name=Task.ECHO)
 def echo(value: int) -> dict[str, object]:
     """Return ``value`` with the host and pid of the worker process that ran it."""
     return {"value": value, "pid": os.getpid(), "host": socket.gethostname()}
 
 
-@shared_task(name=task_name(Queue.RETRIEVAL, "echo"))
+@shared_task(name=Task.ECHO_RETRIEVAL)
 def echo_retrieval(value: int) -> dict[str, object]:
     """Like :func:`echo`, but routed to the retrieval queue (the vector-owning worker)."""
     return {"value": value, "pid": os.getpid(), "host": socket.gethostname()}
 
 
-@shared_task(name=task_name(Queue.BOOKKEEPING, "gather"))
+@shared_task(name=Task.GATHER)
 def gather(results: list[dict[str, object]]) -> dict[str, object]:
     """Chord body: the sum of the values and the set of worker pids that produced them."""
     values = [int(str(r["value"])) for r in results]

@@ -27,11 +27,11 @@ from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
 from ragq.schemas.document import Chunk, Document
+from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings
 from ragq.vectorstore.base import SearchFilter, VectorPoint, VectorStore
 from ragq.vectorstore.errors import StoreClosedError, VectorStoreUnavailableError
-from ragq.workers.queues import Queue, task_name
 
 log = logging.getLogger(__name__)
 # Only what may heal by waiting; a dimension mismatch or a bad name would fail every retry.
@@ -118,7 +118,7 @@ def ingest_batch(
 
 
 @shared_task(
-    name=task_name(Queue.INGEST, "documents"), bind=True, autoretry_for=_TRANSIENT,
+    name=Task.INGEST_DOCUMENTS, bind=True, autoretry_for=_TRANSIENT,
     retry_backoff=True, retry_jitter=True, max_retries=5,
 )
 def ingest_documents(
@@ -136,7 +136,7 @@ def ingest_documents(
 
 
 @shared_task(
-    name=task_name(Queue.BOOKKEEPING, "finish_ingest"), bind=True,
+    name=Task.FINISH_INGEST, bind=True,
     autoretry_for=(LedgerUnavailableError,), retry_backoff=True, max_retries=5,
 )
 def finish_ingest(self: Any, batch_counts: list[dict[str, int]], run_id: str) -> dict[str, int]:

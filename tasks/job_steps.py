@@ -37,13 +37,13 @@ from ragq.orchestration.routing import RoutePath, budget_for, path_for
 from ragq.orchestration.stop_rules import VerifyRound, decide_stop
 from ragq.schemas.flow import Plan, PlannedSubQuery, QuestionClass, RouteDecision
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin
+from ragq.schemas.tasks import Task
 from ragq.tasks.budget_guard import charge, exhausted, open_budget
 from ragq.tasks.flow_base import FlowTask, to_evidence
 from ragq.tasks.webhooks import enqueue_webhooks
-from ragq.workers.queues import Queue, task_name
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.MODELS, "route"), bind=True)
+@shared_task(base=FlowTask, name=Task.ROUTE, bind=True)
 def route(self: FlowTask, job_id: str) -> str | None:
     """Classify the question (unless the ticket fixed the route) and start the path (C3)."""
     job = self.open_job(job_id, JobStatus.ROUTING)
@@ -79,7 +79,7 @@ def route(self: FlowTask, job_id: str) -> str | None:
     return path.value
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.MODELS, "plan"), bind=True)
+@shared_task(base=FlowTask, name=Task.PLAN, bind=True)
 def plan(self: FlowTask, job_id: str) -> int | None:
     """Decompose into a DAG of sub-queries, validate it, and launch its first layer (C4, C5)."""
     job = self.open_job(job_id, JobStatus.PLANNING)
@@ -153,7 +153,7 @@ def _plan_layers(session: Any, job_id: str) -> list[list[int]]:
     return layers(ValidatedPlan(tuple(stored.sub_queries), stored.strategy))
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.BOOKKEEPING, "after_layer"), bind=True)
+@shared_task(base=FlowTask, name=Task.AFTER_LAYER, bind=True)
 def after_layer(self: FlowTask, results: list[dict[str, Any]], job_id: str, round_: int,
                 layer: int) -> str | None:
     """Chord body: launch the next layer of the plan, or verify, or (simple route) answer."""
@@ -182,7 +182,7 @@ def after_layer(self: FlowTask, results: list[dict[str, Any]], job_id: str, roun
     return "verify"
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.MODELS, "verify"), bind=True)
+@shared_task(base=FlowTask, name=Task.VERIFY, bind=True)
 def verify(self: FlowTask, job_id: str, round_: int) -> str | None:
     """Judge the evidence so far; follow up with a new chord or move on to synthesis (C8)."""
     job = self.open_job(job_id, JobStatus.VERIFYING)
@@ -238,7 +238,7 @@ def _new_evidence(rows: list[Any], round_: int, session: Any, job_id: str) -> in
     return len(now - earlier)
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.BOOKKEEPING, "finalize"), bind=True)
+@shared_task(base=FlowTask, name=Task.FINALIZE, bind=True)
 def finalize(self: FlowTask, job_id: str, status: str, stop_reason: str,
              context_tokens: int = 0) -> str:
     """End the job once, with its result line built from the ledger."""

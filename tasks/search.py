@@ -6,9 +6,9 @@ from typing import Any
 
 from celery import shared_task
 
+from ragq.schemas.tasks import Task
 from ragq.tasks.runtime import resources
 from ragq.vectorstore.base import Hit, SearchFilter
-from ragq.workers.queues import Queue, task_name
 
 
 def _hit_record(hit: Hit) -> dict[str, Any]:
@@ -16,7 +16,7 @@ def _hit_record(hit: Hit) -> dict[str, Any]:
     return {"id": hit.id, "score": hit.score, **hit.payload}
 
 
-@shared_task(name=task_name(Queue.RETRIEVAL, "search"), bind=True)
+@shared_task(name=Task.SEARCH, bind=True)
 def search(
     self: Any, collection: str, query: str, top_k: int, acl: list[str] | None = None
 ) -> list[dict[str, Any]]:
@@ -28,7 +28,7 @@ def search(
     return [_hit_record(h) for h in hits]
 
 
-@shared_task(name=task_name(Queue.RETRIEVAL, "search_batch"), bind=True)
+@shared_task(name=Task.SEARCH_BATCH, bind=True)
 def search_batch(
     self: Any, collection: str, queries: list[str], top_k: int, acl: list[str] | None = None
 ) -> list[list[dict[str, Any]]]:
@@ -42,7 +42,7 @@ def search_batch(
     ]
 
 
-@shared_task(name=task_name(Queue.RETRIEVAL, "count"), bind=True)
+@shared_task(name=Task.COUNT, bind=True)
 def count(self: Any, collection: str, doc_id: str | None = None,
           source_version: str | None = None) -> int:
     """Points in ``collection``, optionally of one document and/or one source version."""

@@ -28,9 +28,9 @@ from ragq.orchestration.routing import RoutePath, budget_for
 from ragq.orchestration.substitution import substitute
 from ragq.schemas.flow import Evidence, PlannedSubQuery, SufficiencyVerdict
 from ragq.schemas.statuses import BudgetDimension, JobStatus
+from ragq.schemas.tasks import Task
 from ragq.tasks.flow_base import FlowTask, to_evidence
 from ragq.tasks.retrieval_source import Request, find
-from ragq.workers.queues import Queue, task_name
 
 
 def _summary(sq: SubQueryRow, sufficient: bool | None, skipped: bool = False) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def _evidence(rows: list[Any], index: int | None = None) -> list[Evidence]:
     return [to_evidence(r, index) for r in rows]
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.RETRIEVAL, "retrieve"), bind=True)
+@shared_task(base=FlowTask, name=Task.RETRIEVE, bind=True)
 def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
              text: str | None = None) -> dict[str, Any]:
     """Search for one attempt of a sub-query and record the request and its evidence; a
@@ -92,7 +92,7 @@ def retrieve(self: FlowTask, job_id: str, sub_query_id: str, attempt: int = 0,
     raise self.replace(check_signature(self.app, job_id, sub_query_id, attempt))
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.MODELS, "check"), bind=True)
+@shared_task(base=FlowTask, name=Task.CHECK, bind=True)
 def check(self: FlowTask, job_id: str, sub_query_id: str, attempt: int) -> dict[str, Any]:
     """Sufficiency check of the latest attempt; rewrite and search again when the pass was
     weak, or settle (C6, C7). Out of budget, the sub-query settles with what it has."""

@@ -23,9 +23,9 @@ from ragq.orchestration.context import assemble_context, rerank_lexical
 from ragq.providers.offline import synthesizer as extractive
 from ragq.schemas.flow import DraftAnswer, Evidence
 from ragq.schemas.statuses import BudgetDimension, JobStatus
+from ragq.schemas.tasks import Task
 from ragq.tasks.budget_guard import charge, exhausted, remaining
 from ragq.tasks.flow_base import FlowTask, to_evidence
-from ragq.workers.queues import Queue, task_name
 
 
 def _job_evidence(session: Any, job_id: str) -> tuple[list[Evidence], dict[str, str]]:
@@ -43,7 +43,7 @@ def _job_evidence(session: Any, job_id: str) -> tuple[list[Evidence], dict[str, 
     return items, first_row
 
 
-@shared_task(base=FlowTask, name=task_name(Queue.MODELS, "synthesize"), bind=True)
+@shared_task(base=FlowTask, name=Task.SYNTHESIZE, bind=True)
 def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> str | None:
     """Answer from the assembled context, cite it, flag contradictions.
 

@@ -30,15 +30,15 @@ from ragq.ledger import (
     utcnow,
 )
 from ragq.orchestration.webhook_retry import NextStep, next_step, retry_delay_s
+from ragq.schemas.tasks import Task
 from ragq.schemas.webhook import render_body
 from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings
 from ragq.webhooks import SendOutcome, WebhookSender, check_url
 from ragq.webhooks.urls import Resolver, resolve_host
-from ragq.workers.queues import Queue, task_name
 
 log = logging.getLogger(__name__)
-DELIVER = task_name(Queue.BOOKKEEPING, "deliver_webhook")
+DELIVER = Task.DELIVER_WEBHOOK
 
 
 @dataclass(frozen=True)

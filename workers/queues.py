@@ -1,33 +1,10 @@
-"""Queues by kind of work, and how task names map onto them.
-
-Work is split so a deployment can scale each kind apart: model calls are slow and I/O bound,
-retrieval needs the vector store (in the embedded topology, only the process that owns it may
-serve it), ingest is bulk work that must not starve retrieval, bookkeeping is small and fast.
-"""
+"""How task names map onto queues: Celery's router over the table in :mod:`ragq.schemas.tasks`."""
 
 from __future__ import annotations
 
-from enum import StrEnum
+from ragq.schemas.tasks import GENERAL_QUEUES, VECTOR_QUEUES, Queue, Task
 
-
-class Queue(StrEnum):
-    """The queues ragq declares; task names start with ``ragq.<queue>.``."""
-
-    MODELS = "models"
-    RETRIEVAL = "retrieval"
-    INGEST = "ingest"
-    BOOKKEEPING = "bookkeeping"
-
-
-#: Queues that touch the vector store; in the embedded topology only the owner consumes them.
-VECTOR_QUEUES: tuple[Queue, ...] = (Queue.RETRIEVAL, Queue.INGEST)
-#: Queues any worker may consume.
-GENERAL_QUEUES: tuple[Queue, ...] = (Queue.MODELS, Queue.BOOKKEEPING)
-
-
-def task_name(queue: Queue, name: str) -> str:
-    """The full Celery name of a task; its prefix routes it to ``queue``."""
-    return f"ragq.{queue.value}.{name}"
+__all__ = ["GENERAL_QUEUES", "VECTOR_QUEUES", "Queue", "Task", "queue_of", "route_task"]
 
 
 def queue_of(name: str) -> Queue:

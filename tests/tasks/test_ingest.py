@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ragq.ingestion.submit import ingest_path
-from ragq.workers.queues import Queue, task_name
+from ragq.schemas.tasks import Task
 
-COUNT = task_name(Queue.RETRIEVAL, "count")
-SEARCH = task_name(Queue.RETRIEVAL, "search")
+COUNT = Task.COUNT
+SEARCH = Task.SEARCH
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "docs"
 
 

@@ -12,11 +12,11 @@ import httpx
 import pytest
 
 from ragq import submission
+from ragq.schemas.tasks import Task
 from ragq.settings import build_settings
 from ragq.workers import supervisor
 from ragq.workers.client import call
 from ragq.workers.processes import free_port
-from ragq.workers.queues import Queue, task_name
 from ragq.workers.stack_state import load_state
 
 
@@ -62,7 +62,7 @@ def test_flower_lists_the_workers_and_their_tasks(full_stack):
     base = f"http://127.0.0.1:{settings.flower_port}"
     workers = wait_for(lambda: get_json(f"{base}/api/workers?refresh=1"))
     assert sorted(name.split("-")[0] for name in workers) == ["general", "vector"]
-    assert call(settings, task_name(Queue.BOOKKEEPING, "echo"), 41) ["value"] == 41
+    assert call(settings, Task.ECHO, 41) ["value"] == 41
     tasks = wait_for(lambda: [t for t in get_json(f"{base}/api/tasks").values()
                               if t["name"] == "ragq.bookkeeping.echo"
                               and t["state"] == "SUCCESS"])

@@ -1,13 +1,14 @@
 import pytest
 
-from ragq.workers.queues import Queue, queue_of, route_task, task_name
+from ragq.schemas.tasks import Queue, Task
+from ragq.workers.queues import queue_of, route_task
 
 
-def test_task_names_route_to_their_queue():
-    for queue in Queue:
-        name = task_name(queue, "x")
-        assert queue_of(name) is queue
-        assert route_task(name, (), {}, {}) == {"queue": queue.value}
+def test_every_task_routes_to_the_queue_its_name_names():
+    for task in Task:
+        assert queue_of(task) is task.queue
+        assert route_task(task, (), {}, {}) == {"queue": task.queue.value}
+    assert {task.queue for task in Task} == set(Queue)
 
 
 def test_celery_internal_tasks_fall_to_the_default_queue():

@@ -6,14 +6,14 @@ import os
 
 from celery import chord
 
+from ragq.schemas.tasks import Task
 from ragq.workers.client import client_app
-from ragq.workers.queues import Queue, task_name
 from ragq.workers.stack_state import load_state
 from ragq.workers.supervisor import worker_specs
 
-ECHO = task_name(Queue.BOOKKEEPING, "echo")
-ECHO_RETRIEVAL = task_name(Queue.RETRIEVAL, "echo")
-GATHER = task_name(Queue.BOOKKEEPING, "gather")
+ECHO = Task.ECHO
+ECHO_RETRIEVAL = Task.ECHO_RETRIEVAL
+GATHER = Task.GATHER
 
 
 def test_a_chord_runs_across_the_worker_processes(stack):
