@@ -22,8 +22,11 @@ class Queue(StrEnum):
     BOOKKEEPING = "bookkeeping"
 
 
-class Task(StrEnum):
-    """Every task, by its full Celery name."""
+class Task:
+    """Every task, by its full Celery name.
+
+    Plain strings, not an enum: Celery takes any object with a ``name`` attribute for a task
+    class, and an enum member has one."""
 
     # the job flow (SPEC "The life of a job")
     ROUTE = "ragq.models.route"
@@ -47,10 +50,22 @@ class Task(StrEnum):
     ECHO_RETRIEVAL = "ragq.retrieval.echo"
     GATHER = "ragq.bookkeeping.gather"
 
-    @property
-    def queue(self) -> Queue:
-        """The queue the task is routed to (the second part of its name)."""
-        return Queue(self.value.split(".")[1])
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """Every task name of the table."""
+        return tuple(v for k, v in vars(cls).items() if k.isupper())
+
+
+def task_queue(name: str) -> Queue:
+    """The queue a task name routes to (its second part); ValueError outside the scheme."""
+    parts = name.split(".")
+    if len(parts) < 3 or parts[0] != "ragq":
+        raise ValueError(f"task name {name!r} is not of the form ragq.<queue>.<name>")
+    try:
+        return Queue(parts[1])
+    except ValueError as exc:
+        valid = ", ".join(q.value for q in Queue)
+        raise ValueError(f"task name {name!r} names no queue; valid queues: {valid}") from exc
 
 
 #: Queues that touch the vector store; in the embedded topology only its owner consumes them.

@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-from ragq.schemas.tasks import GENERAL_QUEUES, VECTOR_QUEUES, Queue, Task
+from ragq.schemas.tasks import GENERAL_QUEUES, VECTOR_QUEUES, Queue, Task, task_queue
 
-__all__ = ["GENERAL_QUEUES", "VECTOR_QUEUES", "Queue", "Task", "queue_of", "route_task"]
-
-
-def queue_of(name: str) -> Queue:
-    """The queue a task name routes to; raises ValueError for a name outside the scheme."""
-    parts = name.split(".")
-    if len(parts) < 3 or parts[0] != "ragq":
-        raise ValueError(f"task name {name!r} is not of the form ragq.<queue>.<name>")
-    try:
-        return Queue(parts[1])
-    except ValueError as exc:
-        valid = ", ".join(q.value for q in Queue)
-        raise ValueError(f"task name {name!r} names no queue; valid queues: {valid}") from exc
+__all__ = ["GENERAL_QUEUES", "VECTOR_QUEUES", "Queue", "Task", "route_task"]
 
 
 def route_task(name: str, args: object, kwargs: object, options: object, task: object = None,
@@ -25,4 +13,4 @@ def route_task(name: str, args: object, kwargs: object, options: object, task: o
     (``celery.*``) go to the default queue."""
     if not name.startswith("ragq."):
         return None
-    return {"queue": queue_of(name).value}
+    return {"queue": task_queue(name).value}
