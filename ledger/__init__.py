@@ -105,8 +105,6 @@ from ragq.ledger.models import (
     utcnow,
 )
 from ragq.ledger.steps import (
-    EvidenceHit,
-    NewSubQuery,
     finish_sub_query,
     get_or_create,
     job_evidence,
@@ -165,8 +163,6 @@ __all__ = [
     "record_job_event",
     "schedule_attempt",
     # the steps of a job
-    "EvidenceHit",
-    "NewSubQuery",
     "finish_sub_query",
     "get_or_create",
     "job_evidence",

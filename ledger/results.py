@@ -3,6 +3,7 @@ what the ledger can justify."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
@@ -19,7 +20,7 @@ from ragq.ledger.models import (
 )
 from ragq.schemas.ticket import JobResult, ResultCitation, ResultUsage
 
-__all__ = ["build_result"]
+__all__ = ["build_result", "compose_result"]
 
 
 def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: int
@@ -65,19 +66,30 @@ def build_result(session: Session, *, job_id: str, status: str | None = None,
         .order_by(EvidenceItemRow.created_at, EvidenceItemRow.rank)
     ).all()
     answer = session.scalars(select(AnswerRow).where(AnswerRow.job_id == job_id)).first()
-    result = JobResult(
+    contexts = len({chunk for _, used, chunk in evidence if used})
+    return compose_result(
         custom_id=job.custom_id, job_id=job.id, status=str(status or job.status),
-        route=job.route,
+        route=job.route, answer=answer, evidence=[(doc, used) for doc, used, _ in evidence],
+        stop_reason=stop_reason or job.stop_reason,
+        usage=_usage(session, job, context_tokens, contexts), error=error or job.error)
+
+
+def compose_result(*, custom_id: str | None, job_id: str, status: str, route: str | None,
+                   answer: Any | None, evidence: Sequence[tuple[str, bool]],
+                   stop_reason: str | None, usage: ResultUsage,
+                   error: dict[str, Any] | None) -> dict[str, Any]:
+    """The result line from what a ledger holds: ``answer`` has ``text``, ``extractive``,
+    ``citations`` (each ``doc_id``, ``chunk_id``, ``quote``) and ``contradictions``;
+    ``evidence`` is (doc id, reached the context) per evidence item, oldest first."""
+    result = JobResult(
+        custom_id=custom_id, job_id=job_id, status=status, route=route,
         answer=answer.text if answer else None,
         extractive=bool(answer and answer.extractive),
         citations=[ResultCitation(doc_id=c.doc_id, chunk_id=c.chunk_id, quote=c.quote)
                    for c in (answer.citations if answer else [])],
-        evidence_doc_ids=list(dict.fromkeys(doc for doc, _, _ in evidence)),
-        context_doc_ids=list(dict.fromkeys(doc for doc, used, _ in evidence if used)),
+        evidence_doc_ids=list(dict.fromkeys(doc for doc, _ in evidence)),
+        context_doc_ids=list(dict.fromkeys(doc for doc, used in evidence if used)),
         contradictions=list(answer.contradictions) if answer else [],
-        stop_reason=stop_reason or job.stop_reason,
-        usage=_usage(session, job, context_tokens,
-                     len({chunk for _, used, chunk in evidence if used})),
-        error=error or job.error,
+        stop_reason=stop_reason, usage=usage, error=error,
     )
     return result.model_dump(mode="json")

@@ -8,7 +8,6 @@ delivered twice finds its first write and returns it, so the ledger never holds 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -25,17 +24,16 @@ from ragq.ledger.models import (
     ModelCallStatus,
     PlanRow,
     RetrievalRequestRow,
-    SubQueryOrigin,
     SubQueryRow,
     SubQueryStatus,
     SufficiencyCheckRow,
     VerificationRow,
     utcnow,
 )
+from ragq.orchestration.flow import NewSubQuery
+from ragq.schemas.cache import CachedHit
 
 __all__ = [
-    "EvidenceHit",
-    "NewSubQuery",
     "finish_sub_query",
     "get_or_create",
     "job_evidence",
@@ -82,15 +80,6 @@ def record_plan(session: Session, *, job_id: str, round: int, plan: dict[str, An
     return row
 
 
-@dataclass(frozen=True)
-class NewSubQuery:
-    index: int
-    text: str
-    depends_on: Sequence[int] = ()
-    origin: SubQueryOrigin = SubQueryOrigin.PLAN
-    reason: str = ""
-
-
 def record_sub_queries(session: Session, *, job_id: str, round: int,
                        items: Sequence[NewSubQuery]) -> list[SubQueryRow]:
     """The round's sub-queries, created once, in index order."""
@@ -113,27 +102,9 @@ def job_sub_queries(session: Session, *, job_id: str, round: int | None = None
     return list(session.scalars(query.order_by(SubQueryRow.round, SubQueryRow.index)))
 
 
-@dataclass(frozen=True)
-class EvidenceHit:
-    doc_id: str
-    chunk_id: str
-    score: float
-    source_version: str
-    authority_tier: int
-    title: str
-    text: str
-
-    @classmethod
-    def of(cls, row: EvidenceItemRow) -> EvidenceHit:
-        """The hit an evidence row recorded (to answer a repeated request from the ledger)."""
-        return cls(doc_id=row.doc_id, chunk_id=row.chunk_id, score=row.score,
-                   source_version=row.source_version, authority_tier=row.authority_tier,
-                   title=row.title or "", text=row.text)
-
-
 def record_retrieval(
     session: Session, *, job_id: str, sub_query_id: str | None, attempt: int, query_text: str,
-    normalized_key: str, top_k: int, filters: dict[str, Any], hits: Sequence[EvidenceHit],
+    normalized_key: str, top_k: int, filters: dict[str, Any], hits: Sequence[CachedHit],
     latency_ms: int, dedup_of: str | None = None, cache_hit: bool = False,
 ) -> tuple[RetrievalRequestRow, bool]:
     """A retrieval request and its hits as evidence; True when this call recorded it.

@@ -81,3 +81,17 @@ def exhausted_dimension(stop_reason: str | None) -> BudgetDimension | None:
     if not stop_reason or not stop_reason.startswith(BUDGET_STOP):
         return None
     return BudgetDimension(stop_reason.removeprefix(BUDGET_STOP))
+
+
+def blocking_dimension(limits: Mapping[BudgetDimension, int | Decimal | None],
+                       used: Mapping[BudgetDimension, int | Decimal],
+                       amounts: Mapping[BudgetDimension, int | Decimal]
+                       ) -> BudgetDimension | None:
+    """The first dimension of ``amounts`` that would pass its limit, in ``amounts``' order;
+    None when the charge fits. A zero amount asks whether the dimension is still open (it is
+    not once spend was settled past its limit)."""
+    for dimension, amount in amounts.items():
+        limit = limits.get(dimension)
+        if limit is not None and Decimal(used.get(dimension, 0)) + Decimal(amount) > Decimal(limit):
+            return dimension
+    return None

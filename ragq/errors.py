@@ -141,12 +141,3 @@ class WebhookSendError(WebhookError):
         self.url = url
         self.retryable = retryable
         super().__init__(message)
-
-
-class BudgetExhaustedError(RagqError):
-    """Raised inside a step when the job's budget refused the work; the step then stops
-    enqueueing work and hands the job to synthesis (not a failure)."""
-
-    def __init__(self, dimension: str):
-        self.dimension = dimension
-        super().__init__(f"budget exhausted: {dimension}")

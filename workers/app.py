@@ -15,8 +15,8 @@ from ragq.workers.stack_state import effective_broker_url
 
 #: Modules whose tasks a worker registers.
 TASK_MODULES = [
-    "ragq.tasks.diagnostics", "ragq.tasks.ingest", "ragq.tasks.search", "ragq.tasks.sub_queries",
-    "ragq.tasks.job_steps", "ragq.tasks.synthesis", "ragq.tasks.webhooks",
+    "ragq.tasks.diagnostics", "ragq.tasks.ingest", "ragq.tasks.search", "ragq.tasks.flow",
+    "ragq.tasks.webhooks",
 ]
 
 

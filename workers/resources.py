@@ -16,6 +16,7 @@ from ragq.settings import Settings
 from ragq.workers.wiring import (
     build_embedder,
     build_evidence_cache,
+    build_flow_config,
     build_ledger_engine,
     build_plan_cache,
     build_provider,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from ragq.embedding.base import Embedder
     from ragq.orchestration.context import TokenCounter
     from ragq.providers.base import ModelProvider
+    from ragq.tasks.runner import Runner
+    from ragq.tasks.work import QueryVectors
     from ragq.vectorstore.base import VectorStore
 
 log = logging.getLogger(__name__)
@@ -41,7 +44,8 @@ class WorkerResources:
     """Lazily-built adapters of one worker process, safe to share across its threads."""
 
     settings: Settings
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Re-entrant: building one adapter may need another (the runner needs the engine).
+    _lock: threading.RLock = field(default_factory=threading.RLock)
     _engine: Engine | None = None
     _store: VectorStore | None = None
     _embedder: Embedder | None = None
@@ -49,6 +53,8 @@ class WorkerResources:
     _count_tokens: TokenCounter | None = None
     _evidence_cache: EvidenceCache | None = None
     _plan_cache: PlanCache | None = None
+    _query_vectors: QueryVectors | None = None
+    _runner: Runner | None = None
 
     def _once(self, name: str, build: Callable[[], T]) -> T:
         """The adapter held in attribute ``name``, built on first use (once, across threads)."""
@@ -92,6 +98,25 @@ class WorkerResources:
     @property
     def plan_cache(self) -> PlanCache:
         return self._once("_plan_cache", lambda: build_plan_cache(self.settings))
+
+    @property
+    def query_vectors(self) -> QueryVectors:
+        from ragq.tasks.work import QueryVectors
+
+        embedder = self.embedder
+        return self._once("_query_vectors", lambda: QueryVectors(embedder))
+
+    @property
+    def runner(self) -> Runner:
+        """The flow's step runner on this process's ledger and adapters."""
+        return self._once("_runner", self._build_runner)
+
+    def _build_runner(self) -> Runner:
+        from ragq.ledger.sql_flow import SqlFlowLedger
+        from ragq.tasks.runner import Runner
+
+        config = build_flow_config(self.settings, self.count_tokens)
+        return Runner(SqlFlowLedger(self.engine), self, config)
 
     def close(self) -> None:
         """Release the store (and its ownership lock) and the database pool."""

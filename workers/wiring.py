@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from ragq.caches import EvidenceCache, PlanCache
     from ragq.embedding.base import Embedder
+    from ragq.orchestration.flow import FlowConfig
     from ragq.providers.base import ModelProvider
     from ragq.providers.openai.transport import RetryPolicy
     from ragq.vectorstore.base import VectorStore
@@ -152,6 +153,28 @@ def build_webhook_sender(settings: Settings) -> WebhookSender:
     from ragq.webhooks import HttpxWebhookSender
 
     return HttpxWebhookSender(timeout_s=settings.webhook_timeout_s)
+
+
+def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) -> FlowConfig:
+    """The settings the flow's decisions read, as one value object."""
+    from decimal import Decimal
+
+    from ragq.orchestration.flow import FlowConfig
+
+    prices = settings.prices
+    return FlowConfig(
+        min_confidence=settings.min_confidence, search_top_k=settings.search_top_k,
+        context_max_chunks=settings.context_max_chunks,
+        context_max_tokens=settings.context_max_tokens, dedup_enabled=settings.dedup_enabled,
+        near_duplicate_similarity=settings.near_duplicate_similarity,
+        adaptive_expansion=settings.adaptive_expansion,
+        expansion_min_top_score=settings.expansion_min_top_score,
+        expansion_min_margin=settings.expansion_min_margin,
+        budgets_enabled=settings.budgets_enabled, budget_profiles=settings.budget_profiles,
+        retrieval_call_usd=Decimal(str(prices.retrieval_call_usd)),
+        rerank_call_usd=Decimal(str(prices.rerank_call_usd)),
+        embedding_per_mtok_usd=Decimal(str(prices.embedding_per_mtok)),
+        count_tokens=count_tokens)
 
 
 def build_token_counter(settings: Settings) -> Callable[[str], int]:

@@ -1,0 +1,105 @@
+"""A job's snapshot for the flow's decisions, read from the ledger in one read-only transaction.
+
+Everything a decision may look at is loaded: the job, its budget (with the first refused
+charge), its plan, sub-queries, requests, evidence and verdicts, oldest first. A job's rows are
+few (tens), so one snapshot per step costs a handful of indexed reads.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ragq.ledger.errors import LedgerNotFoundError
+from ragq.ledger.models import (
+    BatchRow,
+    BudgetChargeRow,
+    EvidenceItemRow,
+    JobBudgetRow,
+    JobRow,
+    PlanRow,
+    RetrievalRequestRow,
+    SubQueryRow,
+    VerificationRow,
+)
+from ragq.orchestration.flow import (
+    BudgetState,
+    EvidenceState,
+    FlowConfig,
+    JobState,
+    RequestState,
+    SubQueryState,
+    VerificationState,
+)
+from ragq.schemas.flow import Evidence, Plan, Strategy
+from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
+
+
+def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState:
+    """The job's snapshot. Raises :class:`LedgerNotFoundError` for an unknown job."""
+    job = session.get(JobRow, job_id)
+    if job is None:
+        raise LedgerNotFoundError(f"no job {job_id!r}", table="jobs", key=job_id)
+    batch = session.get(BatchRow, job.batch_id) if job.batch_id else None
+    plan = session.scalars(select(PlanRow).where(PlanRow.job_id == job_id,
+                                                 PlanRow.round == 0)).first()
+    return JobState(
+        job_id=job.id, question=job.question, collection=job.collection, acl=tuple(job.acl),
+        status=JobStatus(job.status), config=config, route=job.route, meta=dict(job.meta or {}),
+        batch_budget=batch.budget if batch else None, budget=_budget(session, job_id),
+        plan=Plan.model_validate(plan.plan) if plan else None,
+        strategy=Strategy(plan.strategy) if plan and plan.strategy else None,
+        sub_queries=_sub_queries(session, job_id), requests=_requests(session, job_id),
+        evidence=_evidence(session, job_id), verifications=_verifications(session, job_id),
+    )
+
+
+def _budget(session: Session, job_id: str) -> BudgetState | None:
+    row = session.get(JobBudgetRow, job_id)
+    if row is None:
+        return None
+    refused = session.scalars(
+        select(BudgetChargeRow.dimension)
+        .where(BudgetChargeRow.job_id == job_id, BudgetChargeRow.outcome == ChargeOutcome.REFUSED)
+        .order_by(BudgetChargeRow.created_at).limit(1)).first()
+    return BudgetState(
+        profile=row.profile,
+        limits={d: getattr(row, f"limit_{d.value}") for d in BudgetDimension},
+        used={d: getattr(row, f"used_{d.value}") for d in BudgetDimension},
+        first_refused=BudgetDimension(refused) if refused is not None else None,
+    )
+
+
+def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
+    rows = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == job_id)
+                           .order_by(SubQueryRow.round, SubQueryRow.index))
+    return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
+                               depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
+                               status=r.status, finding=r.finding, origin=r.origin)
+                 for r in rows)
+
+
+def _requests(session: Session, job_id: str) -> tuple[RequestState, ...]:
+    rows = session.scalars(select(RetrievalRequestRow)
+                           .where(RetrievalRequestRow.job_id == job_id)
+                           .order_by(RetrievalRequestRow.created_at, RetrievalRequestRow.id))
+    return tuple(RequestState(id=r.id, sub_query_id=r.sub_query_id, attempt=r.attempt,
+                              query=r.query_text, key=r.normalized_key, top_k=r.top_k,
+                              dedup_of=r.dedup_of, cache_hit=r.cache_hit) for r in rows)
+
+
+def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
+    rows = session.scalars(select(EvidenceItemRow).where(EvidenceItemRow.job_id == job_id)
+                           .order_by(EvidenceItemRow.created_at, EvidenceItemRow.rank))
+    return tuple(EvidenceState(
+        id=r.id, request_id=r.retrieval_request_id, sub_query_id=r.sub_query_id,
+        item=Evidence(chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
+                      score=r.score, source_version=r.source_version,
+                      authority_tier=r.authority_tier)) for r in rows)
+
+
+def _verifications(session: Session, job_id: str) -> tuple[VerificationState, ...]:
+    rows = session.scalars(select(VerificationRow).where(VerificationRow.job_id == job_id)
+                           .order_by(VerificationRow.round))
+    return tuple(VerificationState(r.round, r.sufficient, r.confidence,
+                                   r.new_evidence_count or 0) for r in rows)

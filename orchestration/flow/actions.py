@@ -1,0 +1,401 @@
+"""What to do: the actions a decision returns, in the order they must happen.
+
+Two kinds. **Ledger writes** (:data:`LEDGER_WRITES`) are applied in order in one ledger
+transaction; a :class:`Charge` the budget refuses stops the list there: nothing after it runs,
+and the decision is asked again with a :class:`~ragq.orchestration.flow.events.Refused` event.
+**Effects** run after that transaction commits, in order: at most one piece of *work* (a model
+call, a probe, a search, a plan-cache lookup), always last, whose answer is the step's next
+event, and messages to the queue (enqueue, continue, reply, webhooks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ragq.orchestration.flow.events import RetrieveDue
+from ragq.schemas.cache import CachedHit
+from ragq.schemas.flow import (
+    DraftAnswer,
+    Evidence,
+    Plan,
+    QuestionClass,
+    Strategy,
+    Usage,
+    Verification,
+)
+from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin, SubQueryStatus
+from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Budget
+
+Amounts = Mapping[BudgetDimension, int | Decimal]
+
+
+class Action:
+    """Base of every action."""
+
+
+# --- ledger writes ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetStatus(Action):
+    """Move the (open) job to ``status``; a job that already ended stays as it is."""
+
+    status: JobStatus
+
+
+@dataclass(frozen=True)
+class OpenBudget(Action):
+    """Give the job ``budget`` under profile ``route``: create its budget row (the latency
+    deadline starts now), or move an existing row to this profile (deadline from its start)."""
+
+    route: str
+    budget: Budget
+
+
+@dataclass(frozen=True)
+class Charge(Action):
+    """Pay ``amounts`` before the work they stand for, once per ``key`` (a redelivered step
+    replays the first outcome). ``force`` records spend that already happened (a model call's
+    real tokens) whatever the limits, so the ledger holds the truth and the next charge is
+    refused."""
+
+    key: str
+    amounts: Amounts
+    step: str
+    attempt: int = 0
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class RecordModelCall(Action):
+    """One model-role call: a ledger row per attempt the provider reports (``{key}#{n}``),
+    else one row for the call."""
+
+    role: str
+    call_key: str
+    usage: Usage
+    provider: str
+
+
+@dataclass(frozen=True)
+class RecordRoute(Action):
+    """The router's class, the path taken and why."""
+
+    question_class: QuestionClass
+    route: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class NewSubQuery:
+    """A sub-query to record: its index in its round, text, dependencies and why it exists."""
+
+    index: int
+    text: str
+    depends_on: tuple[int, ...] = ()
+    origin: SubQueryOrigin = SubQueryOrigin.PLAN
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RecordPlan(Action):
+    """The validated plan of round 0, with the repairs made to the proposed one."""
+
+    plan: Plan
+    strategy: Strategy
+    repairs: str | None
+    cache_hit: bool
+
+
+@dataclass(frozen=True)
+class RecordSubQueries(Action):
+    """A round's sub-queries, created once each."""
+
+    round: int
+    items: tuple[NewSubQuery, ...]
+
+
+@dataclass(frozen=True)
+class SetQueryText(Action):
+    """What a sub-query's latest attempt searches (its text with dependencies filled in, or a
+    rewrite)."""
+
+    sub_query_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RecordRetrieval(Action):
+    """A retrieval request and its hits as evidence. ``dedup_of`` names the earlier request
+    whose hits these are (nothing was searched); ``cache_hit``: they came from the cache."""
+
+    sub_query_id: str
+    attempt: int
+    query: str
+    key: str
+    top_k: int
+    acl: tuple[str, ...]
+    hits: tuple[CachedHit, ...]
+    latency_ms: int = 0
+    dedup_of: str | None = None
+    cache_hit: bool = False
+
+
+@dataclass(frozen=True)
+class RecordCheck(Action):
+    """A sufficiency check of one attempt, and the rewrite it chose when it asked for one."""
+
+    sub_query_id: str
+    request_id: str | None
+    attempt: int
+    sufficient: bool
+    score: float
+    reason: str
+    rewrite: str | None = None
+
+
+@dataclass(frozen=True)
+class FinishSubQuery(Action):
+    """A sub-query's end: its status and what it found (for its dependents)."""
+
+    sub_query_id: str
+    status: SubQueryStatus
+    finding: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordVerification(Action):
+    """A verifier verdict after ``round``, with the follow-ups kept and the new evidence the
+    round brought."""
+
+    round: int
+    verdict: Verification
+    follow_ups: tuple[str, ...]
+    new_evidence: int
+
+
+@dataclass(frozen=True)
+class MarkInContext(Action):
+    """Flag the evidence rows that reached the answer model (and only them)."""
+
+    evidence_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RecordAnswer(Action):
+    """The answer, its citations (each pointing at the evidence row of its chunk) and the
+    contradictions it reports."""
+
+    draft: DraftAnswer
+    evidence_by_chunk: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class FinishJob(Action):
+    """End the job, once: its status, why it stopped, and its result line built from the
+    ledger. The job's (and, when it is the last, its batch's) webhook events are recorded in
+    the same transaction."""
+
+    status: JobStatus
+    stop_reason: str
+    context_tokens: int = 0
+    error: Mapping[str, Any] | None = None
+
+
+LEDGER_WRITES: tuple[type[Action], ...] = (
+    SetStatus, OpenBudget, Charge, RecordModelCall, RecordRoute, RecordPlan, RecordSubQueries,
+    SetQueryText, RecordRetrieval, RecordCheck, FinishSubQuery, RecordVerification,
+    MarkInContext, RecordAnswer, FinishJob,
+)
+
+
+# --- work: its answer is the step's next event ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoleRequest:
+    """Base of what a model role is asked."""
+
+
+@dataclass(frozen=True)
+class RouteRequest(RoleRequest):
+    question: str
+
+
+@dataclass(frozen=True)
+class PlanRequest(RoleRequest):
+    question: str
+    max_sub_queries: int
+
+
+@dataclass(frozen=True)
+class CheckRequest(RoleRequest):
+    sub_query: str
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class RewriteRequest(RoleRequest):
+    sub_query: str
+    evidence: tuple[Evidence, ...]
+    attempt: int
+    previous: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FindRequest(RoleRequest):
+    sub_query: str
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class VerifyRequest(RoleRequest):
+    question: str
+    evidence: tuple[Evidence, ...]
+    findings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SynthesizeRequest(RoleRequest):
+    question: str
+    context: tuple[Evidence, ...]
+    strategy: str
+    findings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CallRole(Action):
+    """Ask a model role (already paid for by the charge before it). ``context`` travels to the
+    answer event for the decision that reads it."""
+
+    role: str
+    call_key: str
+    reserve: int
+    request: RoleRequest
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AnswerExtractively(Action):
+    """Answer in process, without a model (the budget refused the synthesizer's call)."""
+
+    call: CallRole
+
+
+@dataclass(frozen=True)
+class LookUpPlan(Action):
+    """Ask the plan cache for this question's plan."""
+
+    question: str
+    max_sub_queries: int
+
+
+@dataclass(frozen=True)
+class Probe(Action):
+    """Embed ``query``; find an earlier request among ``candidates`` ((request id, query) of
+    at least ``top_k`` hits) within ``similarity``; else read the evidence cache under ``key``."""
+
+    request: RetrieveDue
+    query: str
+    key: str
+    candidates: tuple[tuple[str, str], ...]
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Search(Action):
+    """Search the vector store (already paid for), filtered by the job's ACL."""
+
+    request: RetrieveDue
+    query: str
+    vector: Sequence[float]
+    top_k: int
+
+
+WORK: tuple[type[Action], ...] = (CallRole, AnswerExtractively, LookUpPlan, Probe, Search)
+
+
+# --- messages and side effects --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CachePlan(Action):
+    """Keep a planner's plan for the next job asking the same question."""
+
+    question: str
+    plan: Plan
+    max_sub_queries: int
+
+
+@dataclass(frozen=True)
+class CacheEvidence(Action):
+    """Keep a search's hits for other jobs making the same request, stamped with the
+    requester's ACL (see :func:`ragq.orchestration.cache_check.evidence_entry`)."""
+
+    key: str
+    hits: tuple[CachedHit, ...]
+    acl: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DropCachedEvidence(Action):
+    """Forget a cached entry the check refused (stale, or for another ACL)."""
+
+    key: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Enqueue(Action):
+    """Send a job-level step (``args`` follow the job id)."""
+
+    task: Task
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class EnqueueLayer(Action):
+    """Send one layer as a chord: every sub-query (by index in ``round``) searched and checked
+    in parallel, then ``after_layer``."""
+
+    round: int
+    layer: int
+    indexes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Continue(Action):
+    """Hand the rest of this sub-query's pipeline to ``task`` (the chord waits for it)."""
+
+    task: Task
+    args: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Reply(Action):
+    """The pipeline's result, as the layer's chord body receives it."""
+
+    value: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SendWebhooks(Action):
+    """Send the webhook events the job's ending recorded (its own, its batch's)."""
+
+
+def validate_order(actions: Sequence[Action]) -> None:
+    """Raise ValueError unless ledger writes come first and work, if any, comes last and alone:
+    the runner relies on it, and the property tests check every decision with it."""
+    seen_effect = False
+    for position, action in enumerate(actions):
+        if isinstance(action, LEDGER_WRITES):
+            if seen_effect:
+                raise ValueError(f"ledger write {action!r} after an effect")
+        else:
+            seen_effect = True
+            if isinstance(action, WORK) and position != len(actions) - 1:
+                raise ValueError(f"work {action!r} is not the last action")

@@ -1,0 +1,117 @@
+"""The answer (SPEC C9, C11): the context assembled under the token budget, the synthesizer's
+answer with its citations, and the job's end.
+
+Synthesis always runs, also for a job out of budget: it answers from what the job found. Every
+piece is paid first and each refusal degrades it gracefully: no rerank (evidence in retrieval
+order), then no context (nothing fits), then no model (an extractive answer in process).
+"""
+
+from __future__ import annotations
+
+from ragq.orchestration.budgets import budget_stop, exhausted_dimension
+from ragq.orchestration.context import assemble_context, rerank_lexical
+from ragq.orchestration.flow.actions import (
+    Action,
+    AnswerExtractively,
+    CallRole,
+    Charge,
+    FinishJob,
+    MarkInContext,
+    RecordAnswer,
+    SendWebhooks,
+    SetStatus,
+    SynthesizeRequest,
+)
+from ragq.orchestration.flow.calls import ask, settle
+from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, SynthesizeDue
+from ragq.orchestration.flow.state import JobState
+from ragq.schemas.flow import DraftAnswer, Evidence, Strategy
+from ragq.schemas.statuses import BudgetDimension, JobStatus
+
+RERANK_KEY = "synthesize:rerank"
+CONTEXT_KEY = "synthesize:context"
+
+
+def pooled_evidence(state: JobState) -> list[Evidence]:
+    """All evidence of the job, each item tagged with its sub-query's slot (for diversity)."""
+    slot = {s.id: s.slot for s in state.sub_queries}
+    return [e.item.model_copy(update={"sub_query_index": slot.get(e.sub_query_id or "", 0)})
+            for e in state.evidence]
+
+
+def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
+    rerank = Charge(RERANK_KEY, {BudgetDimension.RERANK_CALLS: 1,
+                                 BudgetDimension.COST_USD: state.config.rerank_call_usd},
+                    step="rerank")
+    return [SetStatus(JobStatus.SYNTHESIZING), rerank,
+            *_context_and_answer(state, event, rerank=True)]
+
+
+def _context_and_answer(state: JobState, event: SynthesizeDue, *, rerank: bool
+                        ) -> list[Action]:
+    """The context under the token budget (counted with the real tokenizer), paid, then the
+    synthesizer's call, which reserves the context's tokens."""
+    config = state.config
+    pool = pooled_evidence(state)
+    if rerank:
+        pool = rerank_lexical(pool, state.question)
+    left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
+    limit = config.context_max_tokens if left is None else min(config.context_max_tokens,
+                                                               int(left))
+    context = assemble_context(pool, max_tokens=limit, count_tokens=config.count_tokens,
+                               max_items=config.context_max_chunks)
+    tokens = sum(config.count_tokens(c.text) for c in context)
+    paid = Charge(CONTEXT_KEY, {BudgetDimension.CONTEXT_TOKENS: tokens}, step="context")
+    return [paid, *_answer(state, event, context, tokens)]
+
+
+def _answer(state: JobState, event: SynthesizeDue, context: list[Evidence], tokens: int
+            ) -> list[Action]:
+    strategy = state.strategy or Strategy.SINGLE
+    request = SynthesizeRequest(state.question, tuple(context), strategy.value,
+                                tuple(state.findings))
+    return ask("synthesizer", "synthesize", tokens, request,
+               {"stop_reason": event.stop_reason, "context_tokens": tokens})
+
+
+def on_refused(state: JobState, event: Refused) -> list[Action]:
+    """A refused rerank skips it; a refused context answers from nothing; a refused model
+    call answers extractively, without a model."""
+    assert isinstance(event.during, SynthesizeDue)
+    if event.charge.key == RERANK_KEY:
+        return _context_and_answer(state, event.during, rerank=False)
+    if event.charge.key == CONTEXT_KEY:
+        return _answer(state, event.during, [], 0)
+    call = next(a for a in event.dropped if isinstance(a, CallRole))
+    return [AnswerExtractively(call)]
+
+
+def on_synthesizer(state: JobState, event: RoleAnswered) -> list[Action]:
+    """Record the answer and which evidence reached it, and end the job: out of budget when
+    any charge was refused, without enough evidence when the answer says so or nothing reached
+    the context, else completed."""
+    draft = event.value
+    assert isinstance(draft, DraftAnswer)
+    request = event.call.request
+    assert isinstance(request, SynthesizeRequest)
+    first_row: dict[str, str] = {}
+    for row in state.evidence:
+        first_row.setdefault(row.item.chunk_id, row.id)
+    by_chunk = {c.chunk_id: first_row[c.chunk_id] for c in request.context}
+    stop_reason = str(event.call.context["stop_reason"])
+    ran_out = exhausted_dimension(stop_reason) or state.first_refused
+    if ran_out is not None:
+        status, stop_reason = JobStatus.BUDGET_EXHAUSTED, budget_stop(ran_out)
+    elif draft.insufficient or not request.context:
+        status = JobStatus.INSUFFICIENT_EVIDENCE
+    else:
+        status = JobStatus.COMPLETED
+    tokens = int(event.call.context["context_tokens"])
+    return [*settle(event), MarkInContext(tuple(by_chunk.values())),
+            RecordAnswer(draft, by_chunk), FinishJob(status, stop_reason, tokens),
+            SendWebhooks()]
+
+
+def on_step_failed(state: JobState, event: StepFailed) -> list[Action]:
+    """A step that failed for good fails its job, with the error, and ends it."""
+    return [FinishJob(JobStatus.FAILED, "error", error=event.error), SendWebhooks()]

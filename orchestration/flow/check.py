@@ -1,0 +1,140 @@
+"""The sufficiency check of one attempt and what follows it (SPEC C6, C7).
+
+Sufficient, or not worth another search: the finder says what the sub-query found (for its
+dependents) and the sub-query settles. Insufficient after a weak pass (no hits, a low top
+score, top hits too close to tell apart): the rewriter phrases it from another angle and the
+pipeline searches again, up to the route's attempts. A strong pass the check still calls
+insufficient is missing something a rewrite of the same need rarely finds; the verifier's
+follow-ups ask for what is missing instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.flow.actions import (
+    Action,
+    CallRole,
+    CheckRequest,
+    Continue,
+    FindRequest,
+    FinishSubQuery,
+    RecordCheck,
+    RewriteRequest,
+)
+from ragq.orchestration.flow.calls import ask, settle
+from ragq.orchestration.flow.events import CheckDue, Refused, RoleAnswered
+from ragq.orchestration.flow.retrieve import summary
+from ragq.orchestration.flow.state import JobState, SubQueryState
+from ragq.orchestration.retrieval import weak_pass
+from ragq.orchestration.routing import RoutePath, budget_for
+from ragq.schemas.flow import Evidence, Finding, Rewrite, SufficiencyVerdict
+from ragq.schemas.statuses import SubQueryStatus
+from ragq.schemas.tasks import Task
+
+EXPAND = "expand:"
+
+
+class _Attempt:
+    """The attempt a check is about, found again from the step's context."""
+
+    def __init__(self, state: JobState, context: Mapping[str, Any]):
+        self.round, self.index, self.attempt = (context["round"], context["index"],
+                                                context["attempt"])
+        self.sq: SubQueryState = state.sub_query(self.round, self.index)
+        request = state.request(self.sq.id, self.attempt)
+        self.request_id = request.id if request else None
+        self.latest = state.evidence_of(request_id=self.request_id, slot=self.sq.index) \
+            if request else []
+        self.key = f"{self.round}.{self.index}.{self.attempt}"
+
+    @property
+    def context(self) -> dict[str, Any]:
+        return {"round": self.round, "index": self.index, "attempt": self.attempt}
+
+    def settle(self, sufficient: bool, score: float, reason: str,
+               finding: str | None) -> list[Action]:
+        """Record the check and end the sub-query with what it found."""
+        status = SubQueryStatus.SUFFICIENT if sufficient else SubQueryStatus.INSUFFICIENT
+        return [RecordCheck(self.sq.id, self.request_id, self.attempt, sufficient, score, reason),
+                FinishSubQuery(self.sq.id, status, finding),
+                summary(self.sq, sufficient, finding=finding)]
+
+
+def on_check_due(state: JobState, event: CheckDue) -> list[Action]:
+    att = _Attempt(state, {"round": event.round, "index": event.index,
+                           "attempt": event.attempt})
+    query = att.sq.searched_text
+    reserve = estimate_tokens(" ".join([query, *(e.text for e in att.latest)]))
+    return ask("sufficiency", f"check:{att.key}", reserve,
+               CheckRequest(query, tuple(att.latest)), att.context)
+
+
+def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
+    """Settle with the finder's finding, or rewrite and search again (see the module)."""
+    verdict = event.value
+    assert isinstance(verdict, SufficiencyVerdict)
+    att = _Attempt(state, event.call.context)
+    expand = expansion(state, att.attempt, verdict.sufficient, att.latest)
+    reason = f"{verdict.reason}; {expand}" if expand else verdict.reason
+    context = {**att.context, "sufficient": verdict.sufficient, "score": verdict.score,
+               "reason": reason}
+    query = att.sq.searched_text
+    everything = tuple(state.evidence_of(sub_query_id=att.sq.id, slot=att.sq.index))
+    if not expand.startswith(EXPAND):
+        request = FindRequest(query, everything)
+        return settle(event) + ask("finder", f"find:{att.key}", estimate_tokens(query), request,
+                                   context)
+    tried = tuple(r.query for r in state.requests if r.sub_query_id == att.sq.id)
+    rewrite = RewriteRequest(query, everything, att.attempt + 1, tried)
+    return settle(event) + ask("rewriter", f"rewrite:{att.key}", estimate_tokens(query), rewrite,
+                               context)
+
+
+def on_finder(state: JobState, event: RoleAnswered) -> list[Action]:
+    finding = event.value
+    assert isinstance(finding, Finding)
+    ctx = event.call.context
+    att = _Attempt(state, ctx)
+    return settle(event) + att.settle(ctx["sufficient"], ctx["score"], ctx["reason"],
+                                      finding.text or None)
+
+
+def on_rewriter(state: JobState, event: RoleAnswered) -> list[Action]:
+    rewrite = event.value
+    assert isinstance(rewrite, Rewrite)
+    ctx = event.call.context
+    att = _Attempt(state, ctx)
+    check = RecordCheck(att.sq.id, att.request_id, att.attempt, False, ctx["score"],
+                        ctx["reason"], rewrite.text)
+    again = Continue(Task.RETRIEVE, (att.round, att.index, att.attempt + 1, rewrite.text))
+    return [*settle(event), check, again]
+
+
+def on_refused(state: JobState, event: Refused) -> list[Action]:
+    """Out of budget, the sub-query settles with what it has: unchecked when the check itself
+    was refused, as checked (without a finding) when the finder or rewriter was."""
+    if isinstance(event.during, CheckDue):
+        due = event.during
+        att = _Attempt(state, {"round": due.round, "index": due.index, "attempt": due.attempt})
+        return att.settle(False, 0.0, f"budget: budget exhausted: {event.dimension.value}", None)
+    call = next(a for a in event.dropped if isinstance(a, CallRole))
+    ctx = call.context
+    return _Attempt(state, ctx).settle(ctx["sufficient"], ctx["score"], ctx["reason"], None)
+
+
+def expansion(state: JobState, attempt: int, sufficient: bool, latest: list[Evidence]) -> str:
+    """Whether to rewrite and search again, as a reason for the ledger: ``expand: <why the
+    pass was weak>``, or why not (empty when the check was satisfied)."""
+    if sufficient:
+        return ""
+    if attempt + 1 >= budget_for(state.route or RoutePath.FULL).max_retrieval_attempts:
+        return "attempts used up"
+    config = state.config
+    if not config.adaptive_expansion:
+        return f"{EXPAND} adaptive expansion off"
+    weak = weak_pass([e.score for e in latest], min_top_score=config.expansion_min_top_score,
+                     min_margin=config.expansion_min_margin)
+    return f"{EXPAND} {weak}" if weak else "no expansion: the pass was strong"

@@ -1,0 +1,167 @@
+"""Where a sub-query's hits come from (SPEC C5, C6, C9, C12).
+
+In order: the ledger, when the job already made the same request (same normalized key) — no
+embedding, a step; the ledger again, when a rewrite says the same as an earlier request that
+fetched at least as many hits (near-duplicate by embedding); the evidence cache, when another
+job cached this request and every chunk is still visible to this requester at its current
+version; else a paid search. Every attempt pays a step; only a real search pays a retrieval
+call, its price, and (for a key the job has not searched) a unique query.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ragq.orchestration.cache_check import usable
+from ragq.orchestration.flow.actions import (
+    Action,
+    CacheEvidence,
+    Charge,
+    Continue,
+    DropCachedEvidence,
+    FinishSubQuery,
+    Probe,
+    RecordRetrieval,
+    Reply,
+    Search,
+    SetQueryText,
+    SetStatus,
+)
+from ragq.orchestration.flow.events import Probed, Refused, RetrieveDue, Searched
+from ragq.orchestration.flow.state import JobState, RequestState, SubQueryState
+from ragq.orchestration.retrieval import search_width
+from ragq.orchestration.retrieval_keys import retrieval_key
+from ragq.orchestration.routing import RoutePath
+from ragq.orchestration.substitution import substitute
+from ragq.schemas.cache import CachedHit
+from ragq.schemas.flow import PlannedSubQuery
+from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
+from ragq.schemas.tasks import Task
+
+
+def query_text(state: JobState, sq: SubQueryState) -> str:
+    """The planned text with the findings of its dependencies filled in (C5)."""
+    if not sq.depends_on:
+        return sq.text
+    same_round = {s.index: s for s in state.round_sub_queries(sq.round)}
+    deps = [i for i in sq.depends_on if i in same_round]
+    filled = substitute(PlannedSubQuery(text=sq.text, depends_on=list(sq.depends_on)),
+                        {i: same_round[i].finding for i in deps},
+                        dependency_texts={i: same_round[i].text for i in deps})
+    return filled.text
+
+
+def summary(sq: SubQueryState, sufficient: bool | None, *, finding: str | None = None,
+            skipped: bool = False) -> Reply:
+    """What a pipeline hands its layer's chord body."""
+    return Reply({"sub_query_id": sq.id, "index": sq.index, "sufficient": sufficient,
+                  "finding": finding, "skipped": skipped})
+
+
+class _Request:
+    """One attempt of one sub-query, resolved: what it searches, how wide, under which key."""
+
+    def __init__(self, state: JobState, due: RetrieveDue, query: str | None = None):
+        self.due = due
+        self.sq = state.sub_query(due.round, due.index)
+        self.query = query or due.text or query_text(state, self.sq)
+        config = state.config
+        self.top_k = search_width(self.query, state.question, top_k=config.search_top_k,
+                                  context_chunks=config.context_max_chunks)
+        self.key = retrieval_key(self.query, collection=state.collection, acl=state.acl,
+                                 top_k=self.top_k)
+        self.charge_key = f"retrieve:{self.sq.id}:{due.attempt}"
+        # Requests the job searched (cache hits included), other than this very attempt.
+        self.earlier = [r for r in state.requests if r.dedup_of is None
+                        and (r.sub_query_id, r.attempt) != (self.sq.id, due.attempt)]
+
+    def record(self, state: JobState, hits: tuple[CachedHit, ...], *, latency_ms: int = 0,
+               dedup_of: str | None = None, cache_hit: bool = False) -> RecordRetrieval:
+        return RecordRetrieval(self.sq.id, self.due.attempt, self.query, self.key, self.top_k,
+                               state.acl, hits, latency_ms, dedup_of, cache_hit)
+
+
+def on_retrieve_due(state: JobState, event: RetrieveDue) -> list[Action]:
+    """An exact repeat is answered before the query is embedded; anything else is probed."""
+    req = _Request(state, event)
+    head: list[Action] = [SetStatus(JobStatus.RETRIEVING), SetQueryText(req.sq.id, req.query)]
+    repeat = next((r for r in req.earlier if r.key == req.key), None)
+    if state.config.dedup_enabled and repeat is not None:
+        return head + _answered(state, req, hits_of(state, repeat), dedup_of=repeat.id)
+    candidates = tuple((r.id, r.query) for r in req.earlier if r.top_k >= req.top_k) \
+        if state.config.dedup_enabled else ()
+    return [*head, Probe(event, req.query, req.key, candidates,
+                         state.config.near_duplicate_similarity)]
+
+
+def on_probed(state: JobState, event: Probed) -> list[Action]:
+    """A near-duplicate or a usable cache entry answers for a step; otherwise pay and search.
+    What embedding the query cost is settled first (it is already spent)."""
+    req = _Request(state, event.request, event.query)
+    spent = _embedding_spend(state, req, event.billed_tokens)
+    if event.near_duplicate_of is not None:
+        earlier = next(r for r in state.requests if r.id == event.near_duplicate_of)
+        return spent + _answered(state, req, hits_of(state, earlier), dedup_of=earlier.id)
+    drop: list[Action] = []
+    if event.cached is not None:
+        verdict = usable(event.cached, requester_acl=state.acl, current_versions=event.versions)
+        if verdict.ok:
+            return spent + _answered(state, req, tuple(event.cached.hits), cache_hit=True)
+        drop.append(DropCachedEvidence(req.key, verdict.reason))
+    new_query = all(r.key != req.key for r in req.earlier)
+    paid = Charge(req.charge_key, {
+        BudgetDimension.STEPS: 1, BudgetDimension.RETRIEVAL_CALLS: 1,
+        BudgetDimension.UNIQUE_QUERIES: int(new_query),
+        BudgetDimension.COST_USD: state.config.retrieval_call_usd,
+    }, step="retrieve", attempt=event.request.attempt)
+    return [*spent, paid, *drop, Search(event.request, req.query, event.vector, req.top_k)]
+
+
+def on_searched(state: JobState, event: Searched) -> list[Action]:
+    req = _Request(state, event.request, event.query)
+    writes, replies = _after_retrieval(state, req)
+    return [req.record(state, event.hits, latency_ms=event.latency_ms), *writes,
+            CacheEvidence(req.key, event.hits, state.acl), *replies]
+
+
+def on_refused(state: JobState, event: Refused) -> list[Action]:
+    """Out of budget, the sub-query is skipped; its layer goes on without it."""
+    due = event.during.request if isinstance(event.during, Probed | Searched) else event.during
+    assert isinstance(due, RetrieveDue)
+    sq = state.sub_query(due.round, due.index)
+    drops = [a for a in event.dropped if isinstance(a, DropCachedEvidence)]
+    return [FinishSubQuery(sq.id, SubQueryStatus.SKIPPED), *drops,
+            summary(sq, None, skipped=True)]
+
+
+def hits_of(state: JobState, request: RequestState) -> tuple[CachedHit, ...]:
+    """An earlier request's hits, as the ledger recorded them."""
+    return tuple(CachedHit(**e.model_dump(include=set(CachedHit.model_fields) - {"acl"}))
+                 for e in state.evidence_of(request_id=request.id))
+
+
+def _answered(state: JobState, req: _Request, hits: tuple[CachedHit, ...], *,
+              dedup_of: str | None = None, cache_hit: bool = False) -> list[Action]:
+    """Hits that need no search (an earlier request's, or the cache's): a step, nothing more."""
+    paid = Charge(req.charge_key, {BudgetDimension.STEPS: 1}, step="retrieve",
+                  attempt=req.due.attempt)
+    writes, replies = _after_retrieval(state, req)
+    return [paid, req.record(state, hits, dedup_of=dedup_of, cache_hit=cache_hit), *writes,
+            *replies]
+
+
+def _after_retrieval(state: JobState, req: _Request) -> tuple[list[Action], list[Action]]:
+    """The simple route takes its one retrieval as it is; every other route checks it."""
+    if state.route == RoutePath.SIMPLE:
+        return ([FinishSubQuery(req.sq.id, SubQueryStatus.SUFFICIENT)],
+                [summary(req.sq, None)])
+    return [], [Continue(Task.CHECK, (req.due.round, req.due.index, req.due.attempt))]
+
+
+def _embedding_spend(state: JobState, req: _Request, tokens: int) -> list[Action]:
+    """Settle what embedding the query cost (forced: it is spent)."""
+    cost = Decimal(tokens) * state.config.embedding_per_mtok_usd / 1_000_000
+    if cost <= 0:
+        return []
+    return [Charge(f"{req.charge_key}:embed", {BudgetDimension.COST_USD: cost}, step="embed",
+                   attempt=req.due.attempt, force=True)]

@@ -1,0 +1,96 @@
+"""Between layers and rounds: the next layer of the plan, verification, follow-up rounds
+(SPEC C5, C8).
+
+The loop ends when the verdict is sufficient with enough confidence, when the route's rounds
+are used, when two rounds add no new evidence, when the verifier asks nothing more, or when the
+budget says stop; then the job answers from what it has.
+"""
+
+from __future__ import annotations
+
+from ragq.orchestration.budgets import budget_stop
+from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.flow.actions import (
+    Action,
+    Enqueue,
+    EnqueueLayer,
+    NewSubQuery,
+    RecordSubQueries,
+    RecordVerification,
+    SetStatus,
+    VerifyRequest,
+)
+from ragq.orchestration.flow.calls import ask, settle
+from ragq.orchestration.flow.events import LayerDone, RoleAnswered, VerifyDue
+from ragq.orchestration.flow.state import JobState
+from ragq.orchestration.plan import ValidatedPlan, layers
+from ragq.orchestration.routing import RoutePath, budget_for
+from ragq.orchestration.stop_rules import VerifyRound, decide_stop
+from ragq.schemas.flow import Verification
+from ragq.schemas.statuses import JobStatus, SubQueryOrigin
+from ragq.schemas.tasks import Task
+
+SINGLE_SHOT = "single_shot"
+NO_FOLLOW_UP = "no_follow_up"
+
+
+def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
+    """The plan's next layer, else verification, else (simple route, or a route without
+    verification rounds) the answer; straight to the answer once the budget refused anything."""
+    if (ran_out := state.first_refused) is not None:
+        return [Enqueue(Task.SYNTHESIZE, (budget_stop(ran_out),))]
+    if event.round == 0 and state.plan is not None:
+        plan = ValidatedPlan(tuple(state.plan.sub_queries), state.plan.strategy)
+        plan_layers = layers(plan)
+        if event.layer + 1 < len(plan_layers):
+            return [EnqueueLayer(0, event.layer + 1, tuple(plan_layers[event.layer + 1]))]
+    route = state.route or RoutePath.FULL
+    if route == RoutePath.SIMPLE or budget_for(route).max_verify_rounds == 0:
+        return [Enqueue(Task.SYNTHESIZE, (SINGLE_SHOT,))]
+    return [Enqueue(Task.VERIFY, (event.round,))]
+
+
+def on_verify_due(state: JobState, event: VerifyDue) -> list[Action]:
+    evidence = tuple(state.evidence_of())
+    reserve = estimate_tokens(" ".join([state.question, *(e.text for e in evidence)]))
+    request = VerifyRequest(state.question, evidence, tuple(state.findings))
+    return [SetStatus(JobStatus.VERIFYING),
+            *ask("verifier", f"verify:{event.round}", reserve, request, {"round": event.round})]
+
+
+def on_verifier(state: JobState, event: RoleAnswered) -> list[Action]:
+    """Record the verdict, then follow up with a new round or answer (see the module)."""
+    verdict = event.value
+    assert isinstance(verdict, Verification)
+    round_ = int(event.call.context["round"])
+    new = new_evidence(state, round_)
+    history = [VerifyRound(v.sufficient, v.confidence, v.new_evidence)
+               for v in sorted(state.verifications, key=lambda v: v.round) if v.round < round_]
+    history.append(VerifyRound(verdict.sufficient, verdict.confidence, new))
+    budget = budget_for(state.route or RoutePath.FULL)
+    decision = decide_stop(history, min_confidence=state.config.min_confidence,
+                           max_rounds=budget.max_verify_rounds)
+    follow_ups = follow_up_queries(verdict)
+    record = RecordVerification(round_, verdict, follow_ups, new)
+    if decision.stop or not follow_ups:
+        reason = decision.reason.value if decision.reason else NO_FOLLOW_UP
+        return [*settle(event), record, Enqueue(Task.SYNTHESIZE, (reason,))]
+    items = tuple(NewSubQuery(i, q, origin=SubQueryOrigin.FOLLOW_UP, reason="verifier follow-up")
+                  for i, q in enumerate(follow_ups[: budget.max_sub_queries]))
+    return [*settle(event), record, RecordSubQueries(round_ + 1, items),
+            EnqueueLayer(round_ + 1, 0, tuple(range(len(items))))]
+
+
+def follow_up_queries(verdict: Verification) -> tuple[str, ...]:
+    """The verifier's follow-ups, without blanks and repeats, in its order."""
+    return tuple(dict.fromkeys(q for q in verdict.follow_up_queries if q.strip()))
+
+
+def new_evidence(state: JobState, round_: int) -> int:
+    """Chunks first found by round ``round_``'s sub-queries (not seen in any earlier round)."""
+    rounds = {s.id: s.round for s in state.sub_queries}
+    earlier = {e.item.chunk_id for e in state.evidence
+               if rounds.get(e.sub_query_id or "", 0) < round_}
+    now = {e.item.chunk_id for e in state.evidence
+           if rounds.get(e.sub_query_id or "", 0) == round_}
+    return len(now - earlier)

@@ -1,0 +1,196 @@
+"""What a decision reads: a job's state as the ledger holds it at the start of a step, and the
+settings that shape the flow.
+
+A snapshot is immutable and complete for the flow's decisions; loading it is the ledger's job
+(:mod:`ragq.ledger.flow_state` for SQL, :mod:`ragq.ledger.memory` in process), so the same
+decisions run against either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ragq.orchestration.context import estimate_tokens
+from ragq.schemas.flow import Evidence, Plan, Strategy
+from ragq.schemas.statuses import (
+    TERMINAL_JOB_STATUSES,
+    BudgetDimension,
+    JobStatus,
+    SubQueryOrigin,
+    SubQueryStatus,
+)
+from ragq.schemas.ticket import BudgetProfiles
+
+Amount = int | Decimal
+
+
+@dataclass(frozen=True)
+class FlowConfig:
+    """The settings a decision reads, as plain values (orchestration never reads settings).
+
+    ``count_tokens`` counts context tokens the way the answer model will (the runner passes the
+    real BPE counter; the estimate is for tests)."""
+
+    min_confidence: float = 0.7
+    search_top_k: int = 5
+    context_max_chunks: int = 8
+    context_max_tokens: int = 1500
+    dedup_enabled: bool = True
+    near_duplicate_similarity: float = 0.92
+    adaptive_expansion: bool = True
+    expansion_min_top_score: float = 0.55
+    expansion_min_margin: float = 0.0
+    budgets_enabled: bool = True
+    budget_profiles: BudgetProfiles | None = None
+    retrieval_call_usd: Decimal = Decimal(0)
+    rerank_call_usd: Decimal = Decimal(0)
+    embedding_per_mtok_usd: Decimal = Decimal(0)
+    count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
+
+
+@dataclass(frozen=True)
+class BudgetState:
+    """The job's budget row: limits (None: unlimited) and what was spent, per dimension, and the
+    first dimension any charge of the job was refused on."""
+
+    profile: str | None
+    limits: Mapping[BudgetDimension, Amount | None]
+    used: Mapping[BudgetDimension, Amount]
+    first_refused: BudgetDimension | None = None
+
+    def remaining(self, dimension: BudgetDimension) -> Amount | None:
+        """What is left of ``dimension``; None when it is unlimited."""
+        limit = self.limits.get(dimension)
+        if limit is None:
+            return None
+        return max(type(limit)(0), limit - self.used.get(dimension, 0))
+
+
+@dataclass(frozen=True)
+class SubQueryState:
+    """One sub-query: planned text, what was searched, where it stands."""
+
+    id: str
+    round: int
+    index: int
+    text: str
+    depends_on: tuple[int, ...] = ()
+    final_text: str | None = None
+    status: SubQueryStatus = SubQueryStatus.PENDING
+    finding: str | None = None
+    origin: SubQueryOrigin = SubQueryOrigin.PLAN
+
+    @property
+    def searched_text(self) -> str:
+        """The text the latest attempt searched (the planned text before any search)."""
+        return self.final_text or self.text
+
+    @property
+    def slot(self) -> int:
+        """Its group for context diversity: each plan sub-query has one; a verify round's
+        follow-ups share one, so many follow-ups cannot crowd the plan's evidence out."""
+        return self.index if self.round == 0 else self.round * 1000
+
+
+@dataclass(frozen=True)
+class RequestState:
+    """One retrieval request (one attempt of one sub-query)."""
+
+    id: str
+    sub_query_id: str | None
+    attempt: int
+    query: str
+    key: str
+    top_k: int
+    dedup_of: str | None = None
+    cache_hit: bool = False
+
+    @property
+    def searched(self) -> bool:
+        """Whether this request reached the vector store (neither deduplicated nor cached)."""
+        return self.dedup_of is None and not self.cache_hit
+
+
+@dataclass(frozen=True)
+class EvidenceState:
+    """One evidence row: the chunk, and which request and sub-query found it."""
+
+    id: str
+    request_id: str
+    sub_query_id: str | None
+    item: Evidence
+
+
+@dataclass(frozen=True)
+class VerificationState:
+    """One verifier verdict, with the evidence its round brought that no earlier round had."""
+
+    round: int
+    sufficient: bool
+    confidence: float
+    new_evidence: int
+
+
+@dataclass(frozen=True)
+class JobState:
+    """A job as the ledger holds it at the start of a step; ``config`` is how the flow is set."""
+
+    job_id: str
+    question: str
+    collection: str
+    acl: tuple[str, ...]
+    status: JobStatus
+    config: FlowConfig
+    route: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    batch_budget: Mapping[str, Any] | None = None
+    budget: BudgetState | None = None
+    plan: Plan | None = None
+    strategy: Strategy | None = None
+    sub_queries: tuple[SubQueryState, ...] = ()
+    requests: tuple[RequestState, ...] = ()
+    evidence: tuple[EvidenceState, ...] = ()
+    verifications: tuple[VerificationState, ...] = ()
+
+    @property
+    def ended(self) -> bool:
+        """Whether the job already ended (completed, failed, cancelled …): do nothing more."""
+        return self.status in TERMINAL_JOB_STATUSES
+
+    def sub_query(self, round_: int, index: int) -> SubQueryState:
+        """The sub-query at (round, index); raises KeyError when the ledger has none."""
+        for sq in self.sub_queries:
+            if sq.round == round_ and sq.index == index:
+                return sq
+        raise KeyError(f"job {self.job_id} has no sub-query {round_}.{index}")
+
+    def round_sub_queries(self, round_: int) -> list[SubQueryState]:
+        """The sub-queries of one round, in index order."""
+        return sorted((s for s in self.sub_queries if s.round == round_), key=lambda s: s.index)
+
+    def request(self, sub_query_id: str, attempt: int) -> RequestState | None:
+        """The request of one attempt of a sub-query, if it was recorded."""
+        return next((r for r in self.requests
+                     if r.sub_query_id == sub_query_id and r.attempt == attempt), None)
+
+    def evidence_of(self, *, request_id: str | None = None, sub_query_id: str | None = None,
+                    slot: int | None = None) -> list[Evidence]:
+        """The evidence of one request or one sub-query (all when neither is given), oldest
+        request first, best rank first, tagged with ``slot`` as its sub-query index."""
+        return [e.item.model_copy(update={"sub_query_index": slot}) for e in self.evidence
+                if (request_id is None or e.request_id == request_id)
+                and (sub_query_id is None or e.sub_query_id == sub_query_id)]
+
+    @property
+    def findings(self) -> list[str]:
+        """What the sub-queries found, in (round, index) order."""
+        ordered = sorted(self.sub_queries, key=lambda s: (s.round, s.index))
+        return [s.finding for s in ordered if s.finding]
+
+    @property
+    def first_refused(self) -> BudgetDimension | None:
+        """The first dimension the job's budget refused, if any did."""
+        return self.budget.first_refused if self.budget else None

@@ -1,0 +1,44 @@
+"""What a flow step sends, as Celery messages: job-level steps by name, a layer as a chord of
+sub-query pipelines ending in ``after_layer``, webhook attempts. Tasks are addressed by name,
+so no task module is imported here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from celery import Celery, chord
+from celery.canvas import Signature
+
+from ragq.schemas.tasks import Task
+
+
+def step_signature(app: Celery, task: str, job_id: str, args: Sequence[Any] = ()) -> Signature:
+    """A flow step by name (immutable: it ignores a parent's result)."""
+    return app.signature(task, args=(job_id, *args), immutable=True)
+
+
+class CeleryDispatcher:
+    """:class:`ragq.tasks.runner.Dispatcher` over a Celery app."""
+
+    def __init__(self, app: Celery):
+        self._app = app
+
+    def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
+        step_signature(self._app, task, job_id, args).apply_async()
+
+    def enqueue_layer(self, job_id: str, round_: int, layer: int,
+                      indexes: Sequence[int]) -> None:
+        """A chord: every sub-query's pipeline in parallel, then ``after_layer`` once all
+        ended. Raises ValueError for an empty layer, which a validated plan never has."""
+        if not indexes:
+            raise ValueError(f"job {job_id}: layer {layer} of round {round_} has no sub-queries")
+        header = [step_signature(self._app, Task.RETRIEVE, job_id, (round_, index))
+                  for index in indexes]
+        body = self._app.signature(Task.AFTER_LAYER, kwargs={"job_id": job_id,
+                                                             "round_": round_, "layer": layer})
+        chord(header, body).apply_async()
+
+    def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
+        for webhook_id in webhook_ids:
+            self._app.send_task(Task.DELIVER_WEBHOOK, args=(webhook_id, 1))

@@ -1,0 +1,161 @@
+"""The step runner: load the job's snapshot, ask ``orchestration.flow.decide``, apply the ledger
+writes in one transaction (its charges included), then do the work and send the messages.
+
+The work's answer is the step's next event, decided the same way, until a decision ends in
+messages only. Nothing here knows Celery: a :class:`Dispatcher` sends what comes next (Celery in
+the workers, a queue in process for tests and benches), and what a pipeline hands on or replies
+comes back as a :class:`StepOutcome`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ragq.ledger.ports import FlowLedger
+from ragq.orchestration.cache_check import evidence_entry
+from ragq.orchestration.flow import (
+    LEDGER_WRITES,
+    WORK,
+    Action,
+    CacheEvidence,
+    CachePlan,
+    Charge,
+    CheckDue,
+    Continue,
+    DropCachedEvidence,
+    Enqueue,
+    EnqueueLayer,
+    Event,
+    FlowConfig,
+    JobStarted,
+    JobState,
+    LayerDone,
+    PlanDue,
+    Refused,
+    Reply,
+    RetrieveDue,
+    RoleFailed,
+    SendWebhooks,
+    SynthesizeDue,
+    VerifyDue,
+    decide,
+)
+from ragq.schemas.tasks import Task
+from ragq.tasks.work import Adapters, perform
+
+log = logging.getLogger(__name__)
+
+#: The event each flow task starts its step with; the task's arguments after the job id are
+#: the event's fields, in order.
+EVENTS: dict[str, Callable[..., Event]] = {
+    Task.ROUTE: JobStarted,
+    Task.PLAN: PlanDue,
+    Task.RETRIEVE: RetrieveDue,
+    Task.CHECK: CheckDue,
+    Task.AFTER_LAYER: LayerDone,
+    Task.VERIFY: VerifyDue,
+    Task.SYNTHESIZE: SynthesizeDue,
+}
+
+
+class Dispatcher(Protocol):
+    """Sends what comes after a step."""
+
+    def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
+        """Send a job-level step."""
+        ...
+
+    def enqueue_layer(self, job_id: str, round_: int, layer: int,
+                      indexes: Sequence[int]) -> None:
+        """Send one layer: each sub-query's pipeline in parallel, then ``after_layer``."""
+        ...
+
+    def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
+        """Send the first attempt of each webhook event."""
+        ...
+
+
+@dataclass
+class StepOutcome:
+    """What a task hands back: the pipeline's reply to its chord, or the next hop of the
+    pipeline, which takes the task's place."""
+
+    reply: Mapping[str, Any] | None = None
+    then: Continue | None = None
+
+
+@dataclass(frozen=True)
+class Runner:
+    """Runs steps against one ledger and one set of adapters (built once per process)."""
+
+    ledger: FlowLedger
+    adapters: Adapters
+    config: FlowConfig
+
+    def run(self, job_id: str, event: Event, dispatcher: Dispatcher) -> StepOutcome:
+        """Handle ``event`` and every event the work it calls for produces."""
+        outcome = StepOutcome()
+        current: Event | None = event
+        while current is not None:
+            state = self.ledger.snapshot(job_id, self.config)
+            effects = self.apply(state, current, decide(state, current))
+            if isinstance(current, RoleFailed):
+                raise current.error
+            current = None
+            for effect in effects:
+                if isinstance(effect, WORK):
+                    current = perform(effect, state, self.ledger, self.adapters)
+                else:
+                    self._send(effect, state, dispatcher, outcome)
+        return outcome
+
+    def apply(self, state: JobState, event: Event, actions: Sequence[Action]) -> list[Action]:
+        """Apply the ledger writes of ``actions`` in one transaction; return the effects. A
+        refused charge drops what follows it and asks the flow again (same transaction)."""
+        if not any(isinstance(a, LEDGER_WRITES) for a in actions):
+            return list(actions)
+        effects: list[Action] = []
+        pending = deque(actions)
+        with self.ledger.transaction() as tx:
+            while pending:
+                action = pending.popleft()
+                if not isinstance(action, LEDGER_WRITES):
+                    effects.append(action)
+                    continue
+                refused = tx.write(state.job_id, action)
+                if refused is not None and isinstance(action, Charge):
+                    log.info("job=%s charge %s refused on %s", state.job_id, action.key,
+                             refused.value)
+                    refusal = Refused(refused, action, event, tuple(pending))
+                    pending = deque(decide(state, refusal))
+        return effects
+
+    def _send(self, effect: Action, state: JobState, dispatcher: Dispatcher,
+              outcome: StepOutcome) -> None:
+        adapters = self.adapters
+        match effect:
+            case Enqueue(task=task, args=args):
+                dispatcher.enqueue(state.job_id, task, args)
+            case EnqueueLayer(round=round_, layer=layer, indexes=indexes):
+                dispatcher.enqueue_layer(state.job_id, round_, layer, indexes)
+            case Continue():
+                outcome.then = effect
+            case Reply(value=value):
+                outcome.reply = dict(value)
+            case SendWebhooks():
+                dispatcher.send_webhooks(self.ledger.pending_webhooks(state.job_id))
+            case CachePlan(question=question, plan=plan, max_sub_queries=limit):
+                adapters.plan_cache.put(question, plan, provider=adapters.provider.name,
+                                        max_sub_queries=limit)
+            case CacheEvidence(key=key, hits=hits, acl=acl):
+                adapters.evidence_cache.put(state.collection, key,
+                                            evidence_entry(list(hits), requester_acl=acl))
+            case DropCachedEvidence(key=key, reason=reason):
+                log.info("job=%s evidence cache entry refused: %s", state.job_id, reason)
+                adapters.evidence_cache.delete(state.collection, key)
+            case _:
+                raise TypeError(f"job {state.job_id}: no way to send {effect!r}")

@@ -1,0 +1,203 @@
+"""The work a step asks for, done through the adapters: a model role, a probe, a search, a
+plan-cache lookup. Each returns the event that the step decides on next.
+
+A model role that fails for good has its attempts recorded (through the flow, so they are
+settled too) before the error leaves the step and fails the job.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ragq.errors import ProviderError
+from ragq.orchestration.flow import (
+    Action,
+    AnswerExtractively,
+    CallRole,
+    Event,
+    JobState,
+    LookUpPlan,
+    PlanLookedUp,
+    Probe,
+    Probed,
+    RoleAnswered,
+    RoleFailed,
+    Search,
+    Searched,
+)
+from ragq.orchestration.flow.actions import (
+    CheckRequest,
+    FindRequest,
+    PlanRequest,
+    RewriteRequest,
+    RouteRequest,
+    SynthesizeRequest,
+    VerifyRequest,
+)
+from ragq.orchestration.retrieval import cosine
+from ragq.providers.base import ModelProvider
+from ragq.providers.offline import synthesizer as extractive
+from ragq.schemas.cache import CachedHit
+from ragq.schemas.flow import Usage
+from ragq.vectorstore.base import Hit, SearchFilter
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ragq.caches import EvidenceCache, PlanCache
+    from ragq.embedding.base import Embedder
+    from ragq.ledger.ports import FlowLedger
+    from ragq.vectorstore.base import VectorStore
+
+
+class Adapters(Protocol):
+    """The adapters a step may use (built lazily, once per process, by the resources)."""
+
+    @property
+    def provider(self) -> ModelProvider: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def vector_store(self) -> VectorStore: ...
+
+    @property
+    def evidence_cache(self) -> EvidenceCache: ...
+
+    @property
+    def plan_cache(self) -> PlanCache: ...
+
+    @property
+    def query_vectors(self) -> QueryVectors: ...
+
+
+class QueryVectors:
+    """Query embeddings this process made, so a near-duplicate check does not embed a job's
+    earlier queries again. Bounded, least recently used first out; safe across threads."""
+
+    def __init__(self, embedder: Embedder, *, size: int = 4096):
+        self._embedder = embedder
+        self._size = size
+        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        """The vectors of ``texts`` and the tokens billed for the ones embedded now."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        billed = 0
+        if missing:
+            fresh = self._embedder.embed(missing)
+            billed = self._embedder.billed_tokens(missing)
+            with self._lock:
+                self._vectors.update(zip(missing, fresh, strict=True))
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+        with self._lock:
+            for text in texts:
+                self._vectors.move_to_end(text)
+            return [self._vectors[t] for t in texts], billed
+
+
+RoleCall = Callable[[ModelProvider, Any], "tuple[BaseModel, Usage]"]
+
+ROLE_CALLS: dict[type, RoleCall] = {
+    RouteRequest: lambda p, r: p.route(r.question),
+    PlanRequest: lambda p, r: p.plan(r.question, max_sub_queries=r.max_sub_queries),
+    CheckRequest: lambda p, r: p.check_sufficiency(r.sub_query, r.evidence),
+    RewriteRequest: lambda p, r: p.rewrite(r.sub_query, r.evidence, attempt=r.attempt,
+                                           previous=r.previous),
+    FindRequest: lambda p, r: p.find(r.sub_query, r.evidence),
+    VerifyRequest: lambda p, r: p.verify(r.question, r.evidence, findings=r.findings),
+    SynthesizeRequest: lambda p, r: p.synthesize(r.question, r.context, strategy=r.strategy,
+                                                 findings=r.findings),
+}
+
+
+def call_role(action: CallRole, state: JobState, ledger: FlowLedger,
+              adapters: Adapters) -> Event:
+    """Ask the provider; a call the provider reports no latency for is timed here."""
+    provider = adapters.provider
+    started = time.perf_counter()
+    try:
+        value, usage = ROLE_CALLS[type(action.request)](provider, action.request)
+    except ProviderError as exc:
+        if not isinstance(exc.usage, Usage):
+            raise
+        return RoleFailed(action, exc.usage, provider.name, exc)
+    if not usage.attempts and not usage.latency_ms:
+        usage = usage.model_copy(update={"latency_ms": (time.perf_counter() - started) * 1000})
+    return RoleAnswered(action, value, usage, provider.name)
+
+
+def answer_extractively(action: AnswerExtractively, state: JobState, ledger: FlowLedger,
+                        adapters: Adapters) -> Event:
+    request = action.call.request
+    assert isinstance(request, SynthesizeRequest)
+    draft = extractive.synthesize(request.question, request.context, strategy=request.strategy,
+                                  findings=request.findings)
+    return RoleAnswered(action.call, draft, None)
+
+
+def look_up_plan(action: LookUpPlan, state: JobState, ledger: FlowLedger,
+                 adapters: Adapters) -> Event:
+    plan = adapters.plan_cache.get(action.question, provider=adapters.provider.name,
+                                   max_sub_queries=action.max_sub_queries)
+    return PlanLookedUp(plan)
+
+
+def probe(action: Probe, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
+    """Embed the query; an earlier request saying the same, else the cache's entry with the
+    current versions of its documents."""
+    texts = [action.query, *(query for _, query in action.candidates)]
+    vectors, billed = adapters.query_vectors.embed(texts)
+    vector = vectors[0]
+    for (request_id, _), other in zip(action.candidates, vectors[1:], strict=True):
+        if cosine(vector, other) >= action.similarity:
+            return Probed(action.request, action.query, vector, near_duplicate_of=request_id,
+                          billed_tokens=billed)
+    cached = adapters.evidence_cache.get(state.collection, action.key)
+    if cached is None:
+        return Probed(action.request, action.query, vector, billed_tokens=billed)
+    versions = ledger.current_versions(state.collection, cached.doc_ids)
+    return Probed(action.request, action.query, vector, cached=cached, versions=versions,
+                  billed_tokens=billed)
+
+
+def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
+    started = time.perf_counter()
+    hits = adapters.vector_store.search(state.collection, action.vector, action.top_k,
+                                        SearchFilter(acl=state.acl))
+    return Searched(action.request, action.query, tuple(hit_of(h) for h in hits),
+                    int((time.perf_counter() - started) * 1000))
+
+
+def hit_of(hit: Hit) -> CachedHit:
+    """A vector-store hit as the flow keeps it: the chunk, its score and its ACL labels."""
+    payload = hit.payload
+    return CachedHit(doc_id=str(payload["doc_id"]), chunk_id=str(payload["chunk_id"]),
+                     score=hit.score, source_version=str(payload.get("source_version", "")),
+                     authority_tier=int(payload.get("authority_tier", 2)),
+                     title=str(payload.get("title", "")), text=str(payload.get("text", "")),
+                     acl=[str(a) for a in payload.get("acl") or []])
+
+
+Work = Callable[[Any, JobState, "FlowLedger", Adapters], Event]
+
+WORKERS: dict[type[Action], Work] = {
+    CallRole: call_role,
+    AnswerExtractively: answer_extractively,
+    LookUpPlan: look_up_plan,
+    Probe: probe,
+    Search: search,
+}
+
+
+def perform(action: Action, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
+    """Do one piece of work; its answer, as the next event."""
+    return WORKERS[type(action)](action, state, ledger, adapters)
