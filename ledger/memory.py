@@ -52,6 +52,16 @@ from ragq.schemas.ticket import ResultUsage
 Clock = Callable[[], datetime]
 
 
+@dataclass(frozen=True)
+class MemoryCharge:
+    """One charge: what it was refused on (None: paid), the amounts it recorded, and whether it
+    settled spend that already happened (``force``)."""
+
+    refused: BudgetDimension | None
+    rows: tuple[tuple[BudgetDimension, Any], ...]
+    forced: bool
+
+
 @dataclass
 class MemoryJob:
     """Everything the in-memory ledger holds of one job."""
@@ -74,15 +84,14 @@ class MemoryJob:
     budget: BudgetState | None = None
     budget_opened_at: datetime | None = None
     deadline: datetime | None = None
-    charges: dict[str, tuple[BudgetDimension | None, list[tuple[BudgetDimension, Any]]]] = \
-        field(default_factory=dict)
+    charges: dict[str, MemoryCharge] = field(default_factory=dict)
     plan: tuple[Plan, Strategy] | None = None
     sub_queries: dict[tuple[int, int], SubQueryState] = field(default_factory=dict)
     requests: dict[tuple[str, int], RequestState] = field(default_factory=dict)
     evidence: list[EvidenceState] = field(default_factory=list)
     checks: dict[tuple[str, int], RecordCheck] = field(default_factory=dict)
     verifications: dict[int, VerificationState] = field(default_factory=dict)
-    model_calls: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    model_calls: dict[str, tuple[str, int, int, float]] = field(default_factory=dict)
     answer: RecordAnswer | None = None
     in_context: set[str] = field(default_factory=set)
     endings: int = 0
@@ -189,7 +198,7 @@ class _MemoryWriter:
     def charge(self, job: MemoryJob, action: Charge) -> BudgetDimension | None:
         """Pay every dimension or none (see ``ledger.budgets.charge_many``)."""
         if action.key in job.charges:
-            return job.charges[action.key][0]
+            return job.charges[action.key].refused
         assert job.budget is not None, f"job {job.id} has no budget"
         refused: BudgetDimension | None = None
         if not action.force:
@@ -201,21 +210,21 @@ class _MemoryWriter:
             for dim, amount in action.amounts.items():
                 used[dim] = used.get(dim, 0) + amount
             job.budget = replace(job.budget, used=used)
-            rows = [(d, a) for d, a in action.amounts.items() if a]
+            rows = tuple((d, a) for d, a in action.amounts.items() if a)
         else:
-            rows = [(refused, action.amounts.get(refused, 0))]
+            rows = ((refused, action.amounts.get(refused, 0)),)
             if job.budget.first_refused is None:
                 job.budget = replace(job.budget, first_refused=refused)
-        job.charges[action.key] = (refused, rows)
+        job.charges[action.key] = MemoryCharge(refused, rows, action.force)
         return refused
 
     def record_model_call(self, job: MemoryJob, action: RecordModelCall) -> None:
         usage = action.usage
-        attempts = [(f"{action.call_key}#{n}", a.prompt_tokens, a.completion_tokens)
+        attempts = [(f"{action.call_key}#{n}", a.prompt_tokens, a.completion_tokens, a.cost_usd)
                     for n, a in enumerate(usage.attempts)] or \
-            [(action.call_key, usage.prompt_tokens, usage.completion_tokens)]
-        for key, prompt, completion in attempts:
-            job.model_calls.setdefault(key, (action.role, prompt, completion))
+            [(action.call_key, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)]
+        for key, prompt, completion, cost in attempts:
+            job.model_calls.setdefault(key, (action.role, prompt, completion, cost))
 
     def record_route(self, job: MemoryJob, action: RecordRoute) -> None:
         job.question_class, job.route, job.route_reason = (action.question_class.value,
@@ -314,8 +323,8 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
     draft = job.answer.draft if job.answer else None
     usage = ResultUsage(
         steps=int(used.get(BudgetDimension.STEPS, 0)), llm_calls=len(job.model_calls),
-        prompt_tokens=sum(p for _, p, _ in job.model_calls.values()),
-        completion_tokens=sum(c for _, _, c in job.model_calls.values()),
+        prompt_tokens=sum(call[1] for call in job.model_calls.values()),
+        completion_tokens=sum(call[2] for call in job.model_calls.values()),
         retrieval_calls=len(searched), unique_queries=len({r.key for r in searched}),
         rerank_calls=int(used.get(BudgetDimension.RERANK_CALLS, 0)),
         context_tokens=action.context_tokens,

@@ -108,10 +108,14 @@ class Runner:
             current = None
             for effect in effects:
                 if isinstance(effect, WORK):
-                    current = perform(effect, state, self.ledger, self.adapters)
+                    current = self.perform(effect, state)
                 else:
                     self._send(effect, state, dispatcher, outcome)
         return outcome
+
+    def perform(self, work: Action, state: JobState) -> Event:
+        """Do one piece of work (already paid for); its answer is the next event."""
+        return perform(work, state, self.ledger, self.adapters)
 
     def apply(self, state: JobState, event: Event, actions: Sequence[Action]) -> list[Action]:
         """Apply the ledger writes of ``actions`` in one transaction; return the effects. A

@@ -16,6 +16,7 @@ from ragq.orchestration.flow.actions import (
     CallRole,
     Charge,
     FinishJob,
+    FinishSubQuery,
     MarkInContext,
     RecordAnswer,
     SendWebhooks,
@@ -26,7 +27,7 @@ from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, SynthesizeDue
 from ragq.orchestration.flow.state import JobState
 from ragq.schemas.flow import DraftAnswer, Evidence, Strategy
-from ragq.schemas.statuses import BudgetDimension, JobStatus
+from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 
 RERANK_KEY = "synthesize:rerank"
 CONTEXT_KEY = "synthesize:context"
@@ -43,8 +44,16 @@ def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
     rerank = Charge(RERANK_KEY, {BudgetDimension.RERANK_CALLS: 1,
                                  BudgetDimension.COST_USD: state.config.rerank_call_usd},
                     step="rerank")
-    return [SetStatus(JobStatus.SYNTHESIZING), rerank,
+    return [SetStatus(JobStatus.SYNTHESIZING), *skip_unlaunched(state), rerank,
             *_context_and_answer(state, event, rerank=True)]
+
+
+def skip_unlaunched(state: JobState) -> list[Action]:
+    """Sub-queries no layer launched (the budget or a failure ended the search first) end as
+    skipped: every sub-query of an ended job has ended. Nothing is in flight here: synthesis
+    starts after the last layer's chord, and a failed job's pipelines decide nothing more."""
+    return [FinishSubQuery(s.id, SubQueryStatus.SKIPPED) for s in state.sub_queries
+            if s.status == SubQueryStatus.PENDING]
 
 
 def _context_and_answer(state: JobState, event: SynthesizeDue, *, rerank: bool
@@ -114,4 +123,5 @@ def on_synthesizer(state: JobState, event: RoleAnswered) -> list[Action]:
 
 def on_step_failed(state: JobState, event: StepFailed) -> list[Action]:
     """A step that failed for good fails its job, with the error, and ends it."""
-    return [FinishJob(JobStatus.FAILED, "error", error=event.error), SendWebhooks()]
+    return [*skip_unlaunched(state), FinishJob(JobStatus.FAILED, "error", error=event.error),
+            SendWebhooks()]

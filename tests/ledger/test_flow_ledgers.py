@@ -1,0 +1,88 @@
+"""The two ledgers of the flow keep the same books: the same seeded job run on the SQL ledger
+and on the in-memory one ends the same way, with the same spend, sub-queries and result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+from ragq.ledger import make_engine, session_scope, upgrade
+from ragq.ledger.jobs import add_job
+from ragq.ledger.memory import MemoryLedger
+from ragq.ledger.models import JobBudgetRow, JobRow, ModelCallRow, SubQueryRow
+from ragq.ledger.sql_flow import SqlFlowLedger
+from ragq.schemas.statuses import BudgetDimension
+from ragq.tasks.inline import InlineDispatcher
+from ragq.tasks.runner import Runner
+from tests.fakes.flow_world import COLLECTION, config, seeded_world
+
+QUESTION = "Who founded the company that makes the camera lens?"
+
+
+@pytest.fixture(scope="module")
+def sql_ledger(tmp_path_factory: pytest.TempPathFactory) -> SqlFlowLedger:
+    url = f"sqlite:///{tmp_path_factory.mktemp('flow') / 'ledger.db'}"
+    upgrade(url)
+    return SqlFlowLedger(make_engine(url))
+
+
+def _run(ledger: Any, seed: int, job_id: str, route: str | None) -> None:
+    runner = Runner(ledger, seeded_world(seed, failure_rate=0.03), config())
+    InlineDispatcher(runner).run(job_id)
+
+
+def _memory_books(seed: int, meta: dict[str, Any]) -> dict[str, Any]:
+    ledger = MemoryLedger()
+    job_id = ledger.add_job(QUESTION, collection=COLLECTION, meta=meta)
+    _run(ledger, seed, job_id, meta.get("route"))
+    job = ledger.jobs[job_id]
+    assert job.budget is not None
+    return {"result": _comparable(job.result),
+            "used": {d: float(job.budget.used[d]) for d in BudgetDimension
+                     if d is not BudgetDimension.LATENCY_MS},
+            "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding)
+                                  for s in job.sub_queries.values()),
+            "calls": sorted(role for role, *_ in job.model_calls.values())}
+
+
+def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any]) -> dict[str, Any]:
+    with session_scope(ledger.engine) as session:
+        job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
+                         collection=COLLECTION, question=QUESTION, acl=["public"],
+                         metadata=meta).id
+    _run(ledger, seed, job_id, meta.get("route"))
+    with session_scope(ledger.engine, readonly=True) as session:
+        job = session.get(JobRow, job_id)
+        budget = session.get(JobBudgetRow, job_id)
+        subs = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == job_id)).all()
+        calls = session.scalars(select(ModelCallRow.role)
+                                .where(ModelCallRow.job_id == job_id)).all()
+        assert job is not None and budget is not None
+        return {"result": _comparable(job.result),
+                "used": {d: float(getattr(budget, f"used_{d.value}")) for d in BudgetDimension
+                         if d is not BudgetDimension.LATENCY_MS},
+                "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding)
+                                      for s in subs),
+                "calls": sorted(calls)}
+
+
+def _comparable(result: dict[str, Any] | None) -> dict[str, Any]:
+    """The result line without what names this ledger's rows or measures wall time."""
+    assert result is not None
+    usage = {k: v for k, v in result["usage"].items() if k != "latency_ms"}
+    out = {k: v for k, v in result.items() if k not in ("job_id", "usage", "error")}
+    return out | {"usage": usage, "error": (result["error"] or {}).get("message")}
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1),
+       route=st.sampled_from([None, "simple", "bounded", "full"]),
+       steps=st.sampled_from([None, 4, 12, 40]))
+def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, steps):
+    meta = {"route": route, "budget": {"max_steps": steps} if steps else None}
+    assert _sql_books(sql_ledger, seed, meta) == _memory_books(seed, meta)
