@@ -68,7 +68,11 @@ def main() -> None:
     event.listen(Engine, "begin", _on_begin)
     docs = home / "docs.jsonl"
     docs.write_text("".join(json.dumps(d) + "\n" for d in DOCS))
-    with start_worker(create_app(settings), pool="threads", concurrency=4,
+    app = create_app(settings)
+    # The in-memory transport polls its queues once a second by default.
+    app.conf.broker_transport_options = {**app.conf.broker_transport_options,
+                                         "polling_interval": 0.01}
+    with start_worker(app, pool="threads", concurrency=4,
                       perform_ping_check=False, loglevel="WARNING"):
         ingest_path(settings, docs, collection="tx")
         for question in QUESTIONS:

@@ -1,4 +1,4 @@
-"""``python -m cli`` runs the `ragq` command (useful where the console script is not on PATH)."""
+"""``python -m ragq.cli`` runs the `ragq` command (where the console script is not on PATH)."""
 
 from ragq.cli.main import main
 

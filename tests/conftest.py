@@ -18,6 +18,26 @@ from ragq.workers.client import call
 
 pytest_plugins = ["tests.fakes.plugin"]
 
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that needs the session's stack (directly or through another fixture) is a
+    ``stack`` test, so ``pytest -m "not stack"`` is the fast suite."""
+    for item in items:
+        if "stack" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.stack)
+
+
+@pytest.fixture(autouse=True)
+def _stacks_only_in_stack_tests(request: pytest.FixtureRequest,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that starts a stack without the ``stack`` marker fails, naming the fix."""
+    if request.node.get_closest_marker("stack") is None:
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise AssertionError(f"{request.node.nodeid} starts a stack: mark it "
+                                 "@pytest.mark.stack")
+
+        monkeypatch.setattr(supervisor, "up", refuse)
+
 REDIS_URL = os.environ.get("RAGQ_TEST_REDIS_URL")
 POSTGRES_URL = os.environ.get("RAGQ_TEST_POSTGRES_URL")
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

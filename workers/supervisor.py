@@ -162,7 +162,7 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool
 
 def _start_api(settings: Settings, state: StackState, env: dict[str, str]) -> None:
     """`ragq serve` as one more owned process; waits until it accepts connections."""
-    argv = [sys.executable, "-m", "cli", "serve", "--host", settings.api_host,
+    argv = [sys.executable, "-m", "ragq.cli", "serve", "--host", settings.api_host,
             "--port", str(settings.api_port)]
     record = spawn("api", argv, env, settings.log_dir / "api.log")
     state.processes.append(record)

@@ -8,12 +8,13 @@ import subprocess
 import sys
 
 import psutil
+import pytest
 
 
 def ragq(home, *args, check=True):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGQ_")}
     env["RAGQ_HOME"] = str(home)
-    proc = subprocess.run([sys.executable, "-m", "cli", *args], env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "ragq.cli", *args], env=env, capture_output=True,
                           text=True, timeout=180)
     if check and proc.returncode != 0:
         raise AssertionError(f"ragq {' '.join(args)} failed: {proc.stderr}")
@@ -33,6 +34,7 @@ def processes_of(home):
     return found
 
 
+@pytest.mark.stack
 def test_up_status_down_leaves_nothing_running(tmp_path):
     home = tmp_path / "home"
     up = json.loads(ragq(home, "up", "--json").stdout)

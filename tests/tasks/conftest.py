@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from celery import Celery
+from celery.contrib.testing.worker import start_worker
 
+from ragq.ledger import upgrade
+from ragq.schemas.tasks import Queue
+from ragq.settings import Settings, build_settings
+from ragq.workers.app import create_app
+from ragq.workers.resources import resources_for
 from tests.fakes import FakeOpenAIServer
 
 
@@ -22,3 +30,32 @@ def openai_overrides(server: FakeOpenAIServer, home: Path, **more: object) -> di
     return {"home": home, "provider": "openai", "openai_base_url": server.v1_url,
             "openai_api_key": "sk-test", "general_worker_threads": 2,
             "vector_worker_threads": 2, **more}
+
+
+@pytest.fixture
+def queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    """Celery's in-process test worker on an in-memory broker: the real tasks, chords, task
+    replacement and redelivery, and no stack (no broker process, no worker processes). The
+    ledger is SQLite and the vector store the embedded engine, both under ``tmp_path``."""
+    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+        monkeypatch.delenv(key)
+    settings = build_settings(home=tmp_path / "home", broker_url="memory://",
+                              result_backend_url="cache+memory://", cache_enabled=False)
+    upgrade(settings.ledger_url)
+    app = create_app(settings)
+    # The in-memory transport polls its queues, once a second by default: every hop would wait.
+    app.conf.broker_transport_options = {**app.conf.broker_transport_options,
+                                         "polling_interval": 0.01}
+    _purge(app)
+    with start_worker(app, pool="threads", concurrency=4, perform_ping_check=False,
+                      loglevel="WARNING"):
+        yield settings
+    _purge(app)
+    resources_for(settings).close()
+
+
+def _purge(app: Celery) -> None:
+    """The in-memory broker lives as long as the process: empty it between tests."""
+    with app.connection_for_write() as connection:
+        for queue in Queue:
+            connection.default_channel.queue_purge(queue.value)
