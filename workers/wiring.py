@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from ragq.caches import EvidenceCache, PlanCache
     from ragq.embedding.base import Embedder
+    from ragq.orchestration.backoff import RetryPolicy
     from ragq.providers.base import ModelProvider
-    from ragq.providers.openai.transport import RetryPolicy
     from ragq.vectorstore.base import VectorStore
     from ragq.webhooks import WebhookSender
 
@@ -59,7 +59,7 @@ def _openai_key(settings: Settings, what: str) -> str:
 
 
 def _retry_policy(settings: Settings) -> RetryPolicy:
-    from ragq.providers.openai.transport import RetryPolicy
+    from ragq.orchestration.backoff import RetryPolicy
 
     return RetryPolicy(max_retries=settings.openai_max_retries,
                        base_delay_s=settings.openai_backoff_base_s,

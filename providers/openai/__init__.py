@@ -6,16 +6,17 @@ call (structured output, repair, fallback); ``metering`` counts tokens and cost 
 ``provider`` wires the roles to the :class:`~providers.base.ModelProvider` interface.
 """
 
+from ragq.orchestration.backoff import RetryPolicy
 from ragq.providers.openai.calls import RoleCall, RoleCaller
 from ragq.providers.openai.provider import OpenAIProvider
-from ragq.providers.openai.transport import FailedAttempt, RetryPolicy, make_client, send
+from ragq.providers.openai.transport import FailedAttempt, make_client, send
 
 __all__ = [
     # the provider
     "OpenAIProvider",
     "RoleCaller",
     "RoleCall",
-    # transport, shared with embedding.openai_compat
+    # transport, shared with the embedder (RetryPolicy is orchestration.backoff's)
     "RetryPolicy",
     "FailedAttempt",
     "make_client",
