@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragq.embedding.base import Embedder
+from ragq.schemas.embedder import Embedder
 
 CACHE_ROOT = Path("/tmp/ragq_bench_embeddings")
 
@@ -26,7 +26,7 @@ def _key(text: str) -> str:
 
 
 class CachedEmbeddings:
-    """An :class:`~embedding.base.Embedder` that computes with ``embedder`` only the texts not
+    """An :class:`~schemas.embedder.Embedder` that computes with ``embedder`` only the texts not
     seen in earlier runs, so ingest code can run on it unchanged."""
 
     def __init__(self, embedder: Embedder, root: Path = CACHE_ROOT, batch: int = 64):

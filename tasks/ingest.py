@@ -14,8 +14,7 @@ from typing import Any
 
 from celery import shared_task
 
-from ragq.embedding.base import Embedder
-from ragq.embedding.errors import EmbeddingUnavailableError
+from ragq.errors import EmbeddingUnavailableError
 from ragq.ledger import (
     add_ingest_counts,
     finish_ingest_run,
@@ -27,6 +26,7 @@ from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
 from ragq.schemas.document import Chunk, Document
+from ragq.schemas.embedder import Embedder
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings

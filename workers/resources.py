@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ragq.caches import EvidenceCache, PlanCache
-    from ragq.embedding.base import Embedder
     from ragq.orchestration.context import TokenCounter
     from ragq.providers.base import ModelProvider
+    from ragq.schemas.embedder import Embedder
     from ragq.vectorstore.base import VectorStore
 
 log = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ragq.caches import EvidenceCache, PlanCache
-    from ragq.embedding.base import Embedder
     from ragq.orchestration.backoff import RetryPolicy
     from ragq.providers.base import ModelProvider
+    from ragq.schemas.embedder import Embedder
     from ragq.vectorstore.base import VectorStore
     from ragq.webhooks import WebhookSender
 
@@ -67,7 +67,7 @@ def _retry_policy(settings: Settings) -> RetryPolicy:
 
 
 def _build_openai(settings: Settings) -> Embedder:
-    from ragq.embedding import OpenAIEmbedder
+    from ragq.providers.openai.embeddings import OpenAIEmbedder
 
     return OpenAIEmbedder(
         model=settings.openai_embedding_model,

@@ -1,4 +1,9 @@
-"""The embedder interface: texts in, unit-length vectors out."""
+"""The embedder contract: texts in, unit-length vectors out.
+
+A contract, not an adapter: the local model (:mod:`ragq.embedding`), the OpenAI-compatible
+embedder (:mod:`ragq.providers.openai`) and the offline provider, which embeds with whichever it
+is given, all meet here without importing each other.
+"""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ Uses the official ``openai`` client. Texts go in batches; the answer's ``data`` 
 input order by its ``index`` (the API does not promise order), every vector's length is checked
 against the configured dimension, and vectors are L2-normalised here because not every server
 returns unit vectors. The client and its retry loop are the model provider's
-(:mod:`providers.openai.transport`): backoff with jitter on 429/5xx/timeouts, ``Retry-After``
-honoured, every attempt its own request.
+(:mod:`.transport`, with the shared policy of :mod:`orchestration.backoff`): backoff with jitter
+on 429/5xx/timeouts, ``Retry-After`` honoured, every attempt its own request.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import openai
 
-from ragq.embedding.errors import (
+from ragq.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
+    EmbeddingError,
     EmbeddingUnavailableError,
 )
-from ragq.embedding.vectors import l2_normalize
-from ragq.errors import EmbeddingError
-from ragq.providers.openai.transport import RetryPolicy, make_client, send
+from ragq.orchestration.backoff import RetryPolicy
+from ragq.providers.openai.transport import make_client, send
 
 _Factory = Callable[["OpenAIEmbedder", openai.OpenAIError], EmbeddingError]
 
@@ -70,7 +70,7 @@ _BY_TYPE: tuple[tuple[type[openai.OpenAIError], _Factory], ...] = (
 
 
 class OpenAIEmbedder:
-    """An :class:`~embedding.base.Embedder` over ``POST {base_url}/embeddings``.
+    """An :class:`~schemas.embedder.Embedder` over ``POST {base_url}/embeddings``.
 
     ``base_url=None`` means OpenAI itself; ``timeout_s`` bounds each request; ``batch_size``
     texts go in one request; ``retry`` is the retry policy for transient errors (by default
@@ -148,7 +148,9 @@ class OpenAIEmbedder:
         matrix = np.asarray([d.embedding for d in data], dtype=np.float32)
         if not np.isfinite(matrix).all():
             raise EmbeddingError(f"model {self.model!r} returned NaN or infinite values")
-        vectors: list[list[float]] = l2_normalize(matrix).tolist()
+        # Unit length, as the Embedder contract promises (zero rows stay zero).
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        vectors: list[list[float]] = (matrix / np.clip(norms, 1e-12, None)).tolist()
         return vectors
 
     def _translate(self, exc: openai.OpenAIError) -> EmbeddingError:
