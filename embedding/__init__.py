@@ -15,13 +15,20 @@ from ragq.errors import (
     EmbeddingModelMissingError,
     EmbeddingUnavailableError,
 )
-from ragq.lazy import lazy_exports
 from ragq.schemas.embedder import Embedder
 
 if TYPE_CHECKING:
     from ragq.embedding.minilm import MiniLmEmbedder
 
-__getattr__ = lazy_exports(__name__, {"MiniLmEmbedder": "ragq.embedding.minilm"})
+
+def __getattr__(name: str) -> object:
+    """``MiniLmEmbedder`` on first use (PEP 562): the contract and the errors are read by
+    processes that never embed, and must not load onnxruntime."""
+    if name == "MiniLmEmbedder":
+        from ragq.embedding.minilm import MiniLmEmbedder
+
+        return MiniLmEmbedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
