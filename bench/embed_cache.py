@@ -46,6 +46,11 @@ class CachedEmbeddings:
     def model_id(self) -> str:
         return self._embedder.model_id
 
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """What the wrapped embedder's provider would bill for ``texts`` (a bench pays nothing
+        for cached vectors, but measures what a real run would)."""
+        return self._embedder.billed_tokens(texts)
+
     def embed(self, texts: Sequence[str], label: str = "texts") -> list[list[float]]:
         """Vectors for ``texts`` in order; new ones are embedded, saved, and reported on stderr."""
         todo = sorted({_key(t): t for t in texts if _key(t) not in self._vectors}.items())

@@ -124,6 +124,10 @@ class MiniLmEmbedder:
     def model_id(self) -> str:
         return MODEL_ID
 
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """0: the model runs in this process, and nobody bills for it."""
+        return 0
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit vectors for ``texts``, in order; raise ``EmbeddingError`` on failure."""
         _check_texts(texts)

@@ -24,3 +24,8 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed ``texts`` in order; raise ``EmbeddingError`` on failure."""
+
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """The tokens a provider bills for embedding ``texts`` (0 when embedding is free), so
+        embedding spend is priced like model calls (``PriceTable.embedding_cost``). Counted
+        offline, without embedding anything."""

