@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragq.embedding.base import Embedder
+from ragq.schemas.embedder import Embedder
 
 CACHE_ROOT = Path("/tmp/ragq_bench_embeddings")
 
@@ -26,7 +26,7 @@ def _key(text: str) -> str:
 
 
 class CachedEmbeddings:
-    """An :class:`~embedding.base.Embedder` that computes with ``embedder`` only the texts not
+    """An :class:`~schemas.embedder.Embedder` that computes with ``embedder`` only the texts not
     seen in earlier runs, so ingest code can run on it unchanged."""
 
     def __init__(self, embedder: Embedder, root: Path = CACHE_ROOT, batch: int = 64):
@@ -45,6 +45,11 @@ class CachedEmbeddings:
     @property
     def model_id(self) -> str:
         return self._embedder.model_id
+
+    def billed_tokens(self, texts: Sequence[str]) -> int:
+        """What the wrapped embedder's provider would bill for ``texts`` (a bench pays nothing
+        for cached vectors, but measures what a real run would)."""
+        return self._embedder.billed_tokens(texts)
 
     def embed(self, texts: Sequence[str], label: str = "texts") -> list[list[float]]:
         """Vectors for ``texts`` in order; new ones are embedded, saved, and reported on stderr."""

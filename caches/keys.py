@@ -11,12 +11,14 @@ import hashlib
 import json
 import re
 
-from ragq.orchestration.retrieval_keys import normalize_text
+from ragq.orchestration.text import normalize_query
 
 EVIDENCE_PREFIX = "ragq:ev"
 PLAN_PREFIX = "ragq:plan"
-#: Bumped when the plan contract or the planner's inputs change, so old plans are never read.
-PLAN_KEY_VERSION = 1
+#: Bumped when the plan contract, the planner's inputs or the key material change, so old plans
+#: are never read. 2: questions normalized by ``orchestration.text.normalize_query``, which keeps
+#: ``{n}`` placeholders.
+PLAN_KEY_VERSION = 2
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
@@ -37,6 +39,6 @@ def plan_key(question: str, *, provider: str, max_sub_queries: int) -> str:
     accents form, punctuation or whitespace; different per provider and per max_sub_queries,
     since either changes the plan a planner would make."""
     material = json.dumps(
-        [PLAN_KEY_VERSION, normalize_text(question), provider, max_sub_queries], ensure_ascii=False
+        [PLAN_KEY_VERSION, normalize_query(question), provider, max_sub_queries], ensure_ascii=False
     )
     return f"{PLAN_PREFIX}:{hashlib.sha256(material.encode()).hexdigest()}"

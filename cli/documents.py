@@ -30,20 +30,23 @@ def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) ->
         )
     for bad in report.bad_lines:
         err_console.print(f"[yellow]skipped[/] {bad}", highlight=False)
+    c = report.counts
+    tokens = c.get("embedding_tokens", 0)
+    cost_usd = settings.prices.embedding_cost(tokens)  # RAGQ_PRICES, as the workers price it
     if as_json:
         emit_json({
             "run_id": report.run_id, "collection": collection, "documents": report.documents,
-            "counts": report.counts,
+            "counts": report.counts, "embedding_tokens": tokens, "cost_usd": cost_usd,
             "bad_lines": [{"source": b.source, "line": b.line, "reason": b.reason}
                           for b in report.bad_lines],
         })
         return
-    c = report.counts
     console.print(
         f"collection [bold]{collection}[/]: {report.documents} documents "
         f"({c.get('new', 0)} new, {c.get('replace', 0)} replaced, {c.get('skip', 0)} unchanged, "
         f"{c.get('repair', 0)} repaired), {c.get('chunks', 0)} chunks written, "
-        f"{len(report.bad_lines)} bad lines skipped"
+        f"{len(report.bad_lines)} bad lines skipped; embeddings billed {tokens} tokens, "
+        f"${cost_usd:.6f}"
     )
 
 

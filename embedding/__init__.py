@@ -1,39 +1,43 @@
-"""Texts to unit vectors: the interface, the local MiniLM model, and OpenAI-compatible servers.
+"""Texts to unit vectors: the Embedder contract and the local MiniLM model.
 
 ``MiniLmEmbedder`` is the default: in-process, CPU, offline, from files installed from PyPI.
-``OpenAIEmbedder`` calls an OpenAI-compatible ``/embeddings`` endpoint.
+The OpenAI-compatible embedder speaks the model provider's API with its client, so it lives
+beside it: :class:`ragq.providers.openai.OpenAIEmbedder`. The contract itself is
+:class:`ragq.schemas.embedder.Embedder`, re-exported here; the errors are in :mod:`ragq.errors`.
 """
 
 from typing import TYPE_CHECKING
 
-from ragq.embedding.base import Embedder
-from ragq.embedding.errors import (
+from ragq.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
+    EmbeddingError,
     EmbeddingModelMissingError,
     EmbeddingUnavailableError,
 )
-from ragq.lazy import lazy_exports
+from ragq.schemas.embedder import Embedder
 
 if TYPE_CHECKING:
     from ragq.embedding.minilm import MiniLmEmbedder
-    from ragq.embedding.openai_compat import OpenAIEmbedder
 
-_LAZY = {
-    "MiniLmEmbedder": "ragq.embedding.minilm",
-    "OpenAIEmbedder": "ragq.embedding.openai_compat",
-}
 
-__getattr__ = lazy_exports(__name__, _LAZY)
+def __getattr__(name: str) -> object:
+    """``MiniLmEmbedder`` on first use (PEP 562): the contract and the errors are read by
+    processes that never embed, and must not load onnxruntime."""
+    if name == "MiniLmEmbedder":
+        from ragq.embedding.minilm import MiniLmEmbedder
+
+        return MiniLmEmbedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
-    # the interface
+    # the contract (schemas.embedder)
     "Embedder",
-    # implementations
+    # the local model
     "MiniLmEmbedder",
-    "OpenAIEmbedder",
-    # errors (all EmbeddingError; see ragq.errors for the base class)
+    # errors (defined in ragq.errors, the one exception tree)
+    "EmbeddingError",
     "EmbeddingAuthError",
     "EmbeddingDimensionError",
     "EmbeddingModelMissingError",

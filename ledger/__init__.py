@@ -14,9 +14,7 @@ from ragq.ledger.api_keys import (
     revoke_api_key,
 )
 from ragq.ledger.budgets import (
-    ChargeResult,
     MultiCharge,
-    charge_budget,
     charge_many,
     create_job_budget,
     ensure_job_budget,
@@ -32,7 +30,6 @@ from ragq.ledger.db import (
 )
 from ragq.ledger.documents import (
     UpsertOutcome,
-    count_documents,
     current_versions,
     get_documents,
     upsert_document,
@@ -190,7 +187,6 @@ __all__ = [
     # corpus registry and ingest runs
     "UpsertOutcome",
     "add_ingest_counts",
-    "count_documents",
     "create_ingest_run",
     "current_versions",
     "finish_ingest_run",
@@ -198,8 +194,6 @@ __all__ = [
     "get_ingest_run",
     "upsert_document",
     # budgets
-    "ChargeResult",
-    "charge_budget",
     "charge_many",
     "MultiCharge",
     "create_job_budget",

@@ -1,7 +1,8 @@
 """Budget rows and atomic, idempotent charges against them (SPEC C9).
 
-A charge is made before the work it pays for. It is one conditional ``UPDATE`` (the database row
-lock decides which of two racing tasks takes the last unit) plus one ``budget_charges`` row whose
+A charge is made before the work it pays for. It is one conditional ``UPDATE`` over every
+dimension it pays (the database row lock decides which of two racing tasks takes the last unit)
+plus one ``budget_charges`` row per dimension, keyed ``{idempotency_key}/{dimension}``, whose
 ``UNIQUE(job_id, idempotency_key)`` makes a redelivered task get its first answer back instead of
 paying twice. Both happen in one savepoint, so a charge is never half recorded.
 """
@@ -23,9 +24,7 @@ from ragq.ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, 
 from ragq.ledger.models.base import utcnow
 
 __all__ = [
-    "ChargeResult",
     "MultiCharge",
-    "charge_budget",
     "charge_many",
     "create_job_budget",
     "ensure_job_budget",
@@ -37,24 +36,6 @@ Amount = int | Decimal
 _BUDGETS = cast(Table, JobBudgetRow.__table__)
 _MONEY_DIMENSIONS = frozenset({BudgetDimension.COST_USD})
 _MONEY_QUANTUM = 10**8  # compare money in 1e-8 USD units: SQLite stores it as a float
-
-
-@dataclass(frozen=True)
-class ChargeResult:
-    """What a charge did. ``replayed`` is true when this idempotency key was charged before and
-    this call only reports that earlier outcome (nothing was paid now)."""
-
-    charge_id: str
-    job_id: str
-    dimension: BudgetDimension
-    amount: Decimal
-    outcome: ChargeOutcome
-    replayed: bool
-
-    @property
-    def granted(self) -> bool:
-        """True when the work may go ahead."""
-        return self.outcome is ChargeOutcome.GRANTED
 
 
 def _dimension(value: BudgetDimension | str) -> BudgetDimension:
@@ -149,82 +130,6 @@ def _fits(dimension: BudgetDimension, new_used: ColumnElement[Any]) -> ColumnEle
     return limit.is_(None) | within
 
 
-def _find_charge(session: Session, job_id: str, key: str) -> BudgetChargeRow | None:
-    query = select(BudgetChargeRow).where(
-        BudgetChargeRow.job_id == job_id, BudgetChargeRow.idempotency_key == key
-    )
-    return session.scalars(query.execution_options(populate_existing=True)).one_or_none()
-
-
-def _result(row: BudgetChargeRow, *, replayed: bool) -> ChargeResult:
-    return ChargeResult(
-        charge_id=row.id,
-        job_id=row.job_id,
-        dimension=BudgetDimension(row.dimension),
-        amount=Decimal(row.amount),
-        outcome=ChargeOutcome(row.outcome),
-        replayed=replayed,
-    )
-
-
-def charge_budget(
-    session: Session,
-    *,
-    job_id: str,
-    dimension: BudgetDimension | str,
-    amount: Amount,
-    idempotency_key: str,
-    step: str | None = None,
-    attempt: int = 0,
-) -> ChargeResult:
-    """Spend ``amount`` of ``dimension`` for ``job_id`` if it fits, else record a refusal.
-
-    Atomic across processes: concurrent charges never push ``used`` past ``limit``. Idempotent:
-    a second call with the same ``idempotency_key`` returns the first outcome with
-    ``replayed=True`` and changes nothing, even when both calls race. The charge is committed
-    with the caller's transaction; keep it short, since the job's budget row stays locked until
-    then and every other charge of the job waits for it. Raises :class:`LedgerNotFoundError`
-    when the job has no budget row and ``ValueError`` for an unknown dimension or a bad amount.
-    """
-    dim = _dimension(dimension)
-    value = _checked_amount(dim, amount)
-    earlier = _find_charge(session, job_id, idempotency_key)
-    if earlier is not None:
-        return _result(earlier, replayed=True)
-    new_used = _new_used(dim, value)
-    try:
-        with session.begin_nested():
-            paid: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-                update(_BUDGETS)
-                .where(_BUDGETS.c.job_id == job_id, _fits(dim, new_used))
-                .values({_BUDGETS.c[f"used_{dim.value}"]: new_used})
-            )
-            if paid.rowcount == 0 and session.get(JobBudgetRow, job_id) is None:
-                raise LedgerNotFoundError(
-                    f"job {job_id} has no budget; create it with create_job_budget() first",
-                    table="job_budgets",
-                    key=job_id,
-                )
-            row = BudgetChargeRow(
-                job_id=job_id,
-                dimension=dim,
-                amount=value,
-                idempotency_key=idempotency_key,
-                step=step,
-                attempt=attempt,
-                outcome=ChargeOutcome.GRANTED if paid.rowcount == 1 else ChargeOutcome.REFUSED,
-            )
-            session.add(row)
-    except sa_exc.IntegrityError:
-        # Another delivery of the same task recorded this key first; our UPDATE was rolled back
-        # with the savepoint, so report theirs.
-        earlier = _find_charge(session, job_id, idempotency_key)
-        if earlier is None:
-            raise
-        return _result(earlier, replayed=True)
-    return _result(row, replayed=False)
-
-
 @dataclass(frozen=True)
 class MultiCharge:
     """What :func:`charge_many` did: ``refused`` names the first dimension that did not fit (or
@@ -260,8 +165,9 @@ def _blocking(session: Session, job_id: str, values: Mapping[BudgetDimension, Am
     failed, or for the deadline, which no UPDATE can express portably)."""
     row = session.get(JobBudgetRow, job_id, populate_existing=True)
     if row is None:
-        raise LedgerNotFoundError(f"job {job_id} has no budget; create it first",
-                                  table="job_budgets", key=job_id)
+        raise LedgerNotFoundError(
+            f"job {job_id} has no budget; create it with create_job_budget() first",
+            table="job_budgets", key=job_id)
     if row.deadline_at is not None and now >= row.deadline_at:
         return BudgetDimension.LATENCY_MS
     for dim, amount in values.items():

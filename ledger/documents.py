@@ -6,14 +6,13 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ragq.ledger.models import DocumentRow
 
 __all__ = [
     "UpsertOutcome",
-    "count_documents",
     "current_versions",
     "get_documents",
     "upsert_document",
@@ -54,14 +53,6 @@ def current_versions(
         )
         found.update((doc_id, version) for doc_id, version in session.execute(query))
     return found
-
-
-def count_documents(session: Session, *, collection: str) -> int:
-    """How many documents ``collection`` holds."""
-    query = (
-        select(func.count()).select_from(DocumentRow).where(DocumentRow.collection == collection)
-    )
-    return int(session.scalar(query) or 0)
 
 
 def upsert_document(

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, update
+from sqlalchemy import CursorResult, Table, literal, update
 from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import IngestRunRow, IngestStatus, utcnow
+from ragq.ledger.models.base import MONEY_QUANTUM
 
 __all__ = ["add_ingest_counts", "create_ingest_run", "finish_ingest_run", "get_ingest_run"]
 
 _RUNS = cast(Table, IngestRunRow.__table__)
-_COUNTERS = (
-    "documents_total",
-    "documents_ingested",
-    "documents_unchanged",
-    "documents_replaced",
-    "chunks",
-    "bad_lines",
-)
 
 
 def create_ingest_run(
@@ -45,28 +39,29 @@ def add_ingest_counts(
     documents_replaced: int = 0,
     chunks: int = 0,
     bad_lines: int = 0,
+    embedding_tokens: int = 0,
+    cost_usd: float | Decimal = 0,
 ) -> None:
-    """Add to the run's counters in one ``UPDATE … SET x = x + n``.
+    """Add to the run's counters (and to its ``cost_usd``, in US dollars) in one
+    ``UPDATE … SET x = x + n``.
 
     Increments are computed by the database, so parallel tasks never overwrite each other's
     counts (a read-modify-write in Python would lose them). Raises :class:`LedgerNotFoundError`
     for an unknown run.
     """
-    deltas = dict(
-        zip(
-            _COUNTERS,
-            (
-                documents_total,
-                documents_ingested,
-                documents_unchanged,
-                documents_replaced,
-                chunks,
-                bad_lines,
-            ),
-            strict=True,
-        )
-    )
-    values = {_RUNS.c[name]: _RUNS.c[name] + delta for name, delta in deltas.items() if delta}
+    deltas: dict[str, int | Decimal] = {
+        "documents_total": documents_total,
+        "documents_ingested": documents_ingested,
+        "documents_unchanged": documents_unchanged,
+        "documents_replaced": documents_replaced,
+        "chunks": chunks,
+        "bad_lines": bad_lines,
+        "embedding_tokens": embedding_tokens,
+        "cost_usd": Decimal(str(cost_usd)).quantize(MONEY_QUANTUM),
+    }
+    # Bind each delta with its column's type, whose processor converts Decimal for SQLite.
+    values = {_RUNS.c[name]: _RUNS.c[name] + literal(delta, _RUNS.c[name].type)
+              for name, delta in deltas.items() if delta}
     if not values:
         values = {_RUNS.c.id: _RUNS.c.id}  # still check that the run exists
     result: CursorResult[Any] = session.execute(  # type: ignore[assignment]

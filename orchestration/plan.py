@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 from ragq.errors import RagqError
+from ragq.orchestration.text import normalize_query
 from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
 PLACEHOLDER = re.compile(r"\{(\d+)\}")
-_NON_WORD = re.compile(r"[^\w{}]+")
 
 
 class PlanError(RagqError):
@@ -50,11 +50,6 @@ class _Repair:
     new_index: dict[int, int] = field(default_factory=dict)
     seen: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-
-
-def normalize_query(text: str) -> str:
-    """Lowercased words (placeholders kept), for duplicate detection."""
-    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 
 def validate_plan(plan: Plan, *, question: str, max_sub_queries: int) -> ValidatedPlan:

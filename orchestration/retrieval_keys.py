@@ -5,17 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
 from collections.abc import Sequence
 
-_NON_WORD = re.compile(r"[^\w]+")
-
-
-def normalize_text(text: str) -> str:
-    """Case-, accent-form-, punctuation- and whitespace-insensitive form of a query."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_NON_WORD.sub(" ", folded).split())
+from ragq.orchestration.text import normalize_query
 
 
 def retrieval_key(
@@ -24,7 +16,7 @@ def retrieval_key(
     """A hex digest over the normalized query, the collection, the ACL (order-free), top_k and
     the collection's source version stamp."""
     material = json.dumps(
-        [normalize_text(text), collection, sorted(set(acl)) if acl is not None else None, top_k,
+        [normalize_query(text), collection, sorted(set(acl)) if acl is not None else None, top_k,
          source_version],
         ensure_ascii=False,
     )

@@ -5,9 +5,11 @@ gets the same answer on every machine."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _POSSESSIVE = re.compile(r"['’]s$")
+_QUERY_TOKEN = re.compile(r"\{\d+\}|\w+")
 
 STOPWORDS = frozenset(re.findall(r"\S+", """
 a about above after again against all also am an and any are as at be because been before being
@@ -40,9 +42,16 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
 
 
-def normalize_text(text: str) -> str:
-    """Lowercased words joined by single spaces: the key for exact-duplicate checks."""
-    return " ".join(words(text))
+def normalize_query(text: str) -> str:
+    """The one normal form of a query, for every "is this the same query?" check (plan
+    duplicates, retrieval keys, the plan cache, rewrites already tried).
+
+    NFKC (full-width and compatibility forms become plain ones), casefold (``Straße`` meets
+    ``strasse``), every run of non-word characters one space; a ``{n}`` placeholder is kept as a
+    word of its own, since ``{0}`` and ``{1}`` stand for different findings.
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_QUERY_TOKEN.findall(folded))
 
 
 def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:

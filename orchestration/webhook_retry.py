@@ -1,11 +1,13 @@
 """When to try a webhook delivery again: the decision after an answer and the delay before the
-next attempt (exponential backoff with jitter, ``Retry-After`` honoured, bounded)."""
+next attempt (the shared policy of :mod:`orchestration.backoff`, counted in attempts)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
 from enum import StrEnum
+
+from ragq.orchestration.backoff import backoff_delay_s
 
 GONE = 410
 
@@ -35,14 +37,8 @@ def next_step(status_code: int | None, *, attempt: int, max_attempts: int,
 def retry_delay_s(attempt: int, *, base_s: float, max_s: float,
                   retry_after_s: float | None = None,
                   jitter: Callable[[], float] = random.random) -> float:
-    """Seconds to wait after failed attempt ``attempt`` (1-based).
-
-    ``base_s * 2**(attempt-1)`` capped at ``max_s``, with "equal jitter" (between half and all of
-    it) so receivers recovering from an outage are not hit by every sender at once. A receiver's
-    ``Retry-After`` wins when it asks for longer, still capped at ``max_s``.
-    """
-    ceiling = min(max_s, base_s * 2 ** max(attempt - 1, 0))
-    delay = ceiling / 2 + jitter() * ceiling / 2
-    if retry_after_s is not None:
-        delay = max(delay, retry_after_s)
-    return min(delay, max_s)
+    """Seconds to wait after failed attempt ``attempt`` (1-based): the shared backoff
+    (:func:`~orchestration.backoff.backoff_delay_s`; the first retry waits about ``base_s``),
+    a receiver's ``Retry-After`` honoured as a floor, never more than ``max_s``."""
+    return backoff_delay_s(attempt - 1, base_s=base_s, max_s=max_s,
+                           retry_after_s=retry_after_s, rand=jitter)

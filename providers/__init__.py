@@ -2,14 +2,21 @@
 
 from typing import TYPE_CHECKING
 
-from ragq.lazy import lazy_exports
 from ragq.providers.base import ModelProvider
 from ragq.providers.offline import OfflineProvider
 
 if TYPE_CHECKING:
     from ragq.providers.openai import OpenAIProvider
 
-__getattr__ = lazy_exports(__name__, {"OpenAIProvider": "ragq.providers.openai"})
+
+def __getattr__(name: str) -> object:
+    """``OpenAIProvider`` on first use (PEP 562): an offline worker imports this package and
+    must not pay for importing ``openai``."""
+    if name == "OpenAIProvider":
+        from ragq.providers.openai import OpenAIProvider
+
+        return OpenAIProvider
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     # the interface

@@ -1,9 +1,13 @@
-"""ragq core: settings, the exception tree and the one place adapters are built."""
+"""ragq core: settings and the exception tree (adapters are built in ragq.workers.wiring)."""
 
 from ragq.errors import (
     CollectionNotFoundError,
     ConfigurationError,
+    EmbeddingAuthError,
+    EmbeddingDimensionError,
     EmbeddingError,
+    EmbeddingModelMissingError,
+    EmbeddingUnavailableError,
     InputError,
     LedgerError,
     ProviderAuthError,
@@ -26,6 +30,10 @@ __all__ = [
     "CollectionNotFoundError",
     "ConfigurationError",
     "EmbeddingError",
+    "EmbeddingAuthError",
+    "EmbeddingDimensionError",
+    "EmbeddingModelMissingError",
+    "EmbeddingUnavailableError",
     "InputError",
     "LedgerError",
     "ProviderAuthError",

@@ -14,8 +14,7 @@ from typing import Any
 
 from celery import shared_task
 
-from ragq.embedding.base import Embedder
-from ragq.embedding.errors import EmbeddingUnavailableError
+from ragq.errors import EmbeddingUnavailableError
 from ragq.ledger import (
     add_ingest_counts,
     finish_ingest_run,
@@ -27,6 +26,7 @@ from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
 from ragq.schemas.document import Chunk, Document
+from ragq.schemas.embedder import Embedder
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings
@@ -53,18 +53,22 @@ def _stored(
 
 def _write_chunks(
     store: VectorStore, embedder: Embedder, collection: str, chunks: Sequence[Chunk], batch: int
-) -> None:
-    """Embed and upsert ``chunks``, ``batch`` at a time, each with its document's title vector.
+) -> int:
+    """Embed and upsert ``chunks``, ``batch`` at a time, each with its document's title vector;
+    returns the tokens the embedder's provider bills for what was embedded.
 
     The title vector lets a query naming a document find chunks whose text is about a sub-topic
     (see :mod:`vectorstore.fusion`). Chunks of one document share a title, so each distinct
     title of a batch is embedded once, in the same call as the texts; an untitled chunk gets no
     title vector and the store reuses its text vector.
     """
+    billed = 0
     for start in range(0, len(chunks), batch):
         part = chunks[start : start + batch]
         titles = sorted({c.title for c in part if c.title})
-        vectors = embedder.embed([embedding_text(c) for c in part] + titles)
+        texts = [embedding_text(c) for c in part] + titles
+        vectors = embedder.embed(texts)
+        billed += embedder.billed_tokens(texts)
         title_vectors = dict(zip(titles, vectors[len(part) :], strict=True))
         store.upsert(
             collection,
@@ -76,13 +80,21 @@ def _write_chunks(
                 for c, v in zip(part, vectors[: len(part)], strict=True)
             ],
         )
+    return billed
 
 
 def ingest_batch(
     docs: Sequence[Document], *, collection: str, settings: Settings, store: VectorStore,
-    embedder: Embedder, engine: Any,
+    embedder: Embedder, engine: Any, run_id: str | None = None,
 ) -> dict[str, int]:
-    """Bring ``docs`` into ``collection``; returns counts per action and the chunks written."""
+    """Bring ``docs`` into ``collection``; returns counts per action, the chunks written and the
+    ``embedding_tokens`` billed.
+
+    The spend (those tokens, priced by ``settings.prices``) is added to ingest run ``run_id``
+    in the transaction that registers the documents, so it is recorded once per attempt that
+    embedded: a retry that embeds again is billed again, as the provider bills it; an attempt
+    that fails after embedding (store or ledger down) goes unrecorded.
+    """
     store.ensure_collection(collection, embedder.dim)
     with session_scope(engine) as session:
         rows = get_documents(session, collection=collection, doc_ids=[d.id for d in docs])
@@ -102,10 +114,13 @@ def ingest_batch(
             # a version-based cleanup, so clear the document first.
             store.delete_stale(collection, doc.id, keep_source_version="")
     all_chunks = [c for d in todo for c in chunked[d.id]]
-    _write_chunks(store, embedder, collection, all_chunks, settings.embedding_batch_size)
+    billed = _write_chunks(store, embedder, collection, all_chunks, settings.embedding_batch_size)
     for doc in todo:
         store.delete_stale(collection, doc.id, keep_source_version=doc.source_version)
     with session_scope(engine) as session:
+        if run_id is not None and billed:
+            add_ingest_counts(session, run_id=run_id, embedding_tokens=billed,
+                              cost_usd=settings.prices.embedding_cost(billed))
         for doc in todo:
             upsert_document(
                 session, collection=collection, doc_id=doc.id, title=doc.title,
@@ -114,7 +129,8 @@ def ingest_batch(
                 chunk_count=len(chunked[doc.id]),
             )
     counts = Counter(a.value for a in actions.values())
-    return {**{a.value: counts.get(a.value, 0) for a in DocumentAction}, "chunks": len(all_chunks)}
+    return {**{a.value: counts.get(a.value, 0) for a in DocumentAction}, "chunks": len(all_chunks),
+            "embedding_tokens": billed}
 
 
 @shared_task(
@@ -129,7 +145,7 @@ def ingest_documents(
     docs = [Document.model_validate(d) for d in documents]
     counts = ingest_batch(
         docs, collection=collection, settings=settings(self), store=res.vector_store,
-        embedder=res.embedder, engine=res.engine,
+        embedder=res.embedder, engine=res.engine, run_id=run_id,
     )
     log.info("ingest run=%s collection=%s batch of %d: %s", run_id, collection, len(docs), counts)
     return counts
@@ -140,7 +156,8 @@ def ingest_documents(
     autoretry_for=(LedgerUnavailableError,), retry_backoff=True, max_retries=5,
 )
 def finish_ingest(self: Any, batch_counts: list[dict[str, int]], run_id: str) -> dict[str, int]:
-    """Chord body: add up the batches and close the run in the ledger."""
+    """Chord body: add up the batches and close the run in the ledger (embedding spend is
+    already there: each batch added its own)."""
     total: Counter[str] = Counter()
     for counts in batch_counts:
         total.update(counts)

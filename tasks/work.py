@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ragq.caches import EvidenceCache, PlanCache
-    from ragq.embedding.base import Embedder
     from ragq.ledger.ports import FlowLedger
+    from ragq.schemas.embedder import Embedder
     from ragq.vectorstore.base import VectorStore
 
 

@@ -8,7 +8,6 @@ point holds a ``text`` and a ``title`` vector, fused as :mod:`vectorstore.fusion
 
 from typing import TYPE_CHECKING
 
-from ragq.lazy import lazy_exports
 from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint, VectorStore
 from ragq.vectorstore.errors import (
     CollectionLayoutError,
@@ -26,12 +25,20 @@ if TYPE_CHECKING:
     from ragq.vectorstore.edge import EdgeVectorStore
     from ragq.vectorstore.server import QdrantServerStore
 
-_LAZY = {
-    "EdgeVectorStore": "ragq.vectorstore.edge",
-    "QdrantServerStore": "ragq.vectorstore.server",
-}
 
-__getattr__ = lazy_exports(__name__, _LAZY)
+def __getattr__(name: str) -> object:
+    """The two stores on first use (PEP 562): each pulls in its own engine (``qdrant_edge``,
+    ``qdrant_client``), and a process uses one of them, or none when it only reads the
+    values that cross the interface."""
+    if name == "EdgeVectorStore":
+        from ragq.vectorstore.edge import EdgeVectorStore
+
+        return EdgeVectorStore
+    if name == "QdrantServerStore":
+        from ragq.vectorstore.server import QdrantServerStore
+
+        return QdrantServerStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -11,7 +11,6 @@ from ragq.webhooks.sender import (
     HttpxWebhookSender,
     SendOutcome,
     WebhookSender,
-    parse_retry_after,
     signed_headers,
 )
 from ragq.webhooks.signing import new_secret, sign, verify_signature, webhook_id_for
@@ -30,6 +29,5 @@ __all__ = [
     "HttpxWebhookSender",
     "SendOutcome",
     "WebhookSender",
-    "parse_retry_after",
     "signed_headers",
 ]

@@ -3,7 +3,6 @@ implementation, which maps every httpx error to :class:`WebhookSendError`."""
 
 from __future__ import annotations
 
-import email.utils
 import time
 from dataclasses import dataclass
 from typing import Protocol
@@ -11,6 +10,7 @@ from typing import Protocol
 import httpx
 
 from ragq.errors import WebhookSendError
+from ragq.orchestration.backoff import parse_retry_after
 from ragq.webhooks.signing import sign
 
 
@@ -44,21 +44,6 @@ def signed_headers(secret: str, *, msg_id: str, body: bytes, timestamp: int) -> 
     }
 
 
-def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
-    """``Retry-After`` as seconds from now: delta-seconds or an HTTP date; None when absent or
-    unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
 class HttpxWebhookSender:
     """Real HTTP, no redirects followed (a redirect could point anywhere the URL check refused)."""
 
@@ -81,5 +66,4 @@ class HttpxWebhookSender:
                                    retryable=False) from exc
         except httpx.HTTPError as exc:
             raise WebhookSendError(f"webhook to {url} failed: {exc}", url=url) from exc
-        return SendOutcome(response.status_code,
-                           parse_retry_after(response.headers.get("retry-after")))
+        return SendOutcome(response.status_code, parse_retry_after(response.headers))

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ragq.caches import EvidenceCache, PlanCache
-    from ragq.embedding.base import Embedder
     from ragq.orchestration.context import TokenCounter
     from ragq.providers.base import ModelProvider
+    from ragq.schemas.embedder import Embedder
     from ragq.tasks.runner import Runner
     from ragq.tasks.work import QueryVectors
     from ragq.vectorstore.base import VectorStore

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ragq.caches import EvidenceCache, PlanCache
-    from ragq.embedding.base import Embedder
+    from ragq.orchestration.backoff import RetryPolicy
     from ragq.orchestration.flow import FlowConfig
     from ragq.providers.base import ModelProvider
-    from ragq.providers.openai.transport import RetryPolicy
+    from ragq.schemas.embedder import Embedder
     from ragq.vectorstore.base import VectorStore
     from ragq.webhooks import WebhookSender
 
@@ -60,7 +60,7 @@ def _openai_key(settings: Settings, what: str) -> str:
 
 
 def _retry_policy(settings: Settings) -> RetryPolicy:
-    from ragq.providers.openai.transport import RetryPolicy
+    from ragq.orchestration.backoff import RetryPolicy
 
     return RetryPolicy(max_retries=settings.openai_max_retries,
                        base_delay_s=settings.openai_backoff_base_s,
@@ -68,7 +68,7 @@ def _retry_policy(settings: Settings) -> RetryPolicy:
 
 
 def _build_openai(settings: Settings) -> Embedder:
-    from ragq.embedding import OpenAIEmbedder
+    from ragq.providers.openai.embeddings import OpenAIEmbedder
 
     return OpenAIEmbedder(
         model=settings.openai_embedding_model,

@@ -32,6 +32,9 @@ ID_LENGTH = 64
 MONEY = Numeric(18, 8)
 """USD amounts: eight decimals keep per-token prices exact; PostgreSQL sums them exactly."""
 
+MONEY_QUANTUM = Decimal("0.00000001")
+"""The smallest amount :data:`MONEY` holds; quantize to it before binding a USD value."""
+
 PortableJSON = JSON().with_variant(JSONB(), "postgresql")
 """JSON on SQLite, JSONB on PostgreSQL (comparable, indexable, compact)."""
 

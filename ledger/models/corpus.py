@@ -7,11 +7,12 @@ another version is stale.
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 
-from sqlalchemy import Integer, String, Text
+from sqlalchemy import BigInteger, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ragq.ledger.models.base import Base, created_column, id_column, utcnow
+from ragq.ledger.models.base import MONEY, Base, created_column, id_column, utcnow
 from ragq.ledger.models.enums import IngestStatus, db_enum
 
 
@@ -37,6 +38,9 @@ class IngestRunRow(Base):
 
     ``documents_ingested`` counts documents processed so far whatever the outcome, so it drives the
     progress bar against ``documents_total``; new documents are ``ingested - unchanged - replaced``.
+    ``embedding_tokens`` and ``cost_usd`` are what embedding billed (every attempt, a retried
+    batch included, since each attempt is paid); the server defaults give runs recorded before
+    the columns existed a zero.
     """
 
     __tablename__ = "ingest_runs"
@@ -53,6 +57,8 @@ class IngestRunRow(Base):
     documents_replaced: Mapped[int] = mapped_column(Integer, default=0)
     chunks: Mapped[int] = mapped_column(Integer, default=0)
     bad_lines: Mapped[int] = mapped_column(Integer, default=0)
+    embedding_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    cost_usd: Mapped[Decimal] = mapped_column(MONEY, default=Decimal(0), server_default="0")
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = created_column()
     finished_at: Mapped[datetime | None]

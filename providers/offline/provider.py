@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ragq.embedding.base import Embedder
 from ragq.providers.offline import (
     finder,
     planner,
@@ -23,6 +22,7 @@ from ragq.providers.offline import (
 )
 from ragq.providers.offline.lexicon import estimate_words
 from ragq.providers.offline.similarity import Similarity
+from ragq.schemas.embedder import Embedder
 from ragq.schemas.flow import (
     DraftAnswer,
     Evidence,

@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ragq.orchestration.plan import normalize_query
-from ragq.orchestration.text import content_words, words
+from ragq.orchestration.text import content_words, normalize_query, words
 from ragq.providers.offline.lexicon import WH_WORDS, coverage, entities
 from ragq.providers.offline.sufficiency import TOP_EVIDENCE, evidence_texts
 from ragq.schemas.flow import Evidence, Rewrite

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from ragq.embedding.base import Embedder
+from ragq.schemas.embedder import Embedder
 
 CACHE_SIZE = 8192  # texts; ~12 MiB of 384-float vectors
 

@@ -20,9 +20,10 @@ import openai
 from pydantic import BaseModel
 
 from ragq.errors import ProviderAuthError, ProviderError, ProviderModelNotFoundError
+from ragq.orchestration.backoff import RetryPolicy
 from ragq.providers.openai import prompts
 from ragq.providers.openai.metering import Meter, describe
-from ragq.providers.openai.transport import RetryPolicy, is_retryable, send
+from ragq.providers.openai.transport import is_retryable, send
 from ragq.providers.openai.wire import strict_schema
 from ragq.schemas.flow import ModelRole, RoleModels, Usage
 from ragq.schemas.pricing import PriceTable

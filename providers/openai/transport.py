@@ -2,8 +2,9 @@
 
 The ``openai`` client is built with ``max_retries=0``: retries happen in :func:`send`, so every
 attempt is visible to the caller (who meters it and writes it to the ledger) and the policy is
-ours: exponential backoff with jitter on 429, 408/409, 5xx, timeouts and lost connections,
-honouring ``Retry-After``, bounded in count and in delay. Anything else is raised at once.
+ours: the shared backoff (:mod:`orchestration.backoff`, ``Retry-After`` honoured, bounded in
+count and in delay) on 429, 408/409, 5xx, timeouts and lost connections. Anything else is
+raised at once.
 """
 
 from __future__ import annotations
@@ -12,36 +13,14 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 import openai
 
+from ragq.orchestration.backoff import RetryPolicy, parse_retry_after
+
 T = TypeVar("T")
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how long to wait: ``max_retries`` retries after the first request, the
-    n-th (0-based) after about ``base_delay_s * 2**n`` seconds (half of it fixed, half jitter),
-    never more than ``max_delay_s``, which also caps a server's ``Retry-After``."""
-
-    max_retries: int = 3
-    base_delay_s: float = 0.5
-    max_delay_s: float = 20.0
-
-    def __post_init__(self) -> None:
-        if self.max_retries < 0 or self.base_delay_s < 0 or self.max_delay_s < 0:
-            raise ValueError(f"a retry policy needs non-negative values: {self!r}")
-
-    def delay_s(self, retry: int, retry_after_s: float | None,
-                rand: Callable[[], float] = random.random) -> float:
-        """Seconds to wait before retry number ``retry`` (0-based)."""
-        if retry_after_s is not None:
-            return min(max(retry_after_s, 0.0), self.max_delay_s)
-        ceiling = min(self.max_delay_s, self.base_delay_s * 2**retry)
-        return ceiling / 2 + rand() * ceiling / 2
 
 
 @dataclass(frozen=True)
@@ -69,25 +48,10 @@ def is_retryable(exc: BaseException) -> bool:
     return False
 
 
-def retry_after_s(exc: BaseException) -> float | None:
-    """The server's ``Retry-After`` (seconds or an HTTP date; ``retry-after-ms`` first) in
-    seconds, or None when it sent none or an unreadable one."""
+def _server_retry_after_s(exc: BaseException) -> float | None:
+    """The pause the server asked for in the failed response's headers, if any."""
     response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
-        try:
-            return float(raw) * scale
-        except ValueError:
-            try:
-                return parsedate_to_datetime(raw).timestamp() - time.time()
-            except (TypeError, ValueError):
-                return None
-    return None
+    return parse_retry_after(getattr(response, "headers", None))
 
 
 def send(request: Callable[[], T], policy: RetryPolicy, *,
@@ -108,7 +72,7 @@ def send(request: Callable[[], T], policy: RetryPolicy, *,
         except openai.OpenAIError as exc:
             latency = (time.perf_counter() - started) * 1000
             final = not is_retryable(exc) or retry >= policy.max_retries
-            delay = 0.0 if final else policy.delay_s(retry, retry_after_s(exc), rand)
+            delay = 0.0 if final else policy.delay_s(retry, _server_retry_after_s(exc), rand)
             if on_failure is not None:
                 on_failure(FailedAttempt(exc, latency, delay))
             if final:

@@ -48,3 +48,11 @@ def test_an_unreadable_plan_is_a_miss_and_is_removed(
     client.set(name, b'{"sub_queries": [{"txt": "old contract"}]}', ex=60)
     assert plan_cache.get(QUESTION, provider=provider, max_sub_queries=2) is None
     assert not client.exists(name)
+
+
+def test_plan_keys_use_the_shared_normal_form_placeholders_included() -> None:
+    def key(question: str) -> str:
+        return plan_key(question, provider="offline", max_sub_queries=4)
+
+    assert key("Ｗｈｏ founded ACME?") == key("who founded acme")
+    assert key("Compare {0} with {1}") != key("Compare 0 with 1")

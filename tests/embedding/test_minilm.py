@@ -146,3 +146,9 @@ def test_inputs_that_are_not_texts_are_refused_clearly(embedder, bad):
 def test_impossible_settings_fail_at_construction(kwargs):
     with pytest.raises(ValueError):
         MiniLmEmbedder(**kwargs)
+
+
+def test_local_embedding_is_billed_nothing(embedder):
+    """The model runs in-process: however much is embedded, no provider bills a token."""
+    texts = ["one short text", "a much longer text about refunds " * 200, ""]
+    assert embedder.billed_tokens(texts) == 0 and embedder.billed_tokens([]) == 0

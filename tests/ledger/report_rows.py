@@ -17,7 +17,7 @@ from ragq.ledger import (
     JobStatus,
     RetrievalRequestRow,
     add_job,
-    charge_budget,
+    charge_many,
     create_batch,
     create_job_budget,
     record_model_call,
@@ -69,8 +69,8 @@ def _write_job(session: Session, batch_id: str, custom_id: str, spec: JobSpec) -
     job.stop_reason, job.exhausted_dimension = spec.stop_reason, spec.exhausted_dimension
     create_job_budget(session, job_id=job.id, limits=spec.limits, profile=spec.route)
     for n, (dimension, amount) in enumerate(spec.charges):
-        charge_budget(session, job_id=job.id, dimension=dimension, amount=amount,
-                      idempotency_key=f"k{n}", step=f"step{n}")
+        charge_many(session, job_id=job.id, amounts={dimension: amount},
+                    idempotency_key=f"k{n}", step=f"step{n}")
     for n, (prompt, completion, cost) in enumerate(spec.calls):
         record_model_call(session, job_id=job.id, role="synthesizer", provider="fake",
                           model="m", call_key=f"c{n}", prompt_tokens=prompt,

@@ -1,4 +1,6 @@
-"""Budget charges: atomic under racing threads, idempotent under redelivery (SPEC C9)."""
+"""Budget charges through the live ``charge_many``: atomic under racing threads, idempotent under
+redelivery, money included, for one dimension and several at once (SPEC C9). Every test runs on
+SQLite and, with ``RAGQ_TEST_POSTGRES_URL`` set, on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -12,17 +14,19 @@ from ragq.ledger import (
     BudgetChargeRow,
     BudgetDimension,
     ChargeOutcome,
-    ChargeResult,
+    JobBudgetRow,
     JobRow,
     LedgerNotFoundError,
-    charge_budget,
+    MultiCharge,
     charge_many,
     create_job_budget,
+    ensure_job_budget,
     get_job_budget,
     session_scope,
 )
-from ragq.ledger.budgets import MultiCharge, ensure_job_budget
 from tests.ledger.conftest import Race
+
+CENT = Decimal("0.01")
 
 
 def _job_with_budget(engine: Engine, **limits: int | Decimal | None) -> str:
@@ -34,40 +38,62 @@ def _job_with_budget(engine: Engine, **limits: int | Decimal | None) -> str:
         return job.id
 
 
-def _charge(engine: Engine, job_id: str, key: str, **kwargs: object) -> ChargeResult:
-    options: dict[str, object] = {"dimension": "steps", "amount": 1}
-    options.update(kwargs)
+def _many(engine: Engine, job_id: str, key: str, **kwargs: object) -> MultiCharge:
     with session_scope(engine) as session:
-        return charge_budget(session, job_id=job_id, idempotency_key=key, **options)  # type: ignore[arg-type]
+        return charge_many(session, job_id=job_id, idempotency_key=key, **kwargs)  # type: ignore[arg-type]
 
 
-def _count(engine: Engine, outcome: ChargeOutcome) -> int:
+def _charge(engine: Engine, job_id: str, key: str, dimension: str = "steps",
+            amount: int | Decimal = 1) -> MultiCharge:
+    """A single-dimension charge, as the steps that pay one thing make it."""
+    return _many(engine, job_id, key, amounts={dimension: amount})
+
+
+def _budget(engine: Engine, job_id: str) -> JobBudgetRow:
     with session_scope(engine, readonly=True) as session:
-        query = select(func.count()).where(BudgetChargeRow.outcome == outcome)
-        return int(session.scalar(query.select_from(BudgetChargeRow)) or 0)
+        budget = get_job_budget(session, job_id=job_id)
+        assert budget is not None
+        return budget
+
+
+def _used(engine: Engine, job_id: str) -> tuple[int, int]:
+    budget = _budget(engine, job_id)
+    return budget.used_steps, budget.used_retrieval_calls
+
+
+def _count(engine: Engine, outcome: ChargeOutcome, dimension: str | None = None) -> int:
+    query = select(func.count()).select_from(BudgetChargeRow).where(
+        BudgetChargeRow.outcome == outcome)
+    if dimension is not None:
+        query = query.where(BudgetChargeRow.dimension == dimension)
+    with session_scope(engine, readonly=True) as session:
+        return int(session.scalar(query) or 0)
+
+
+# one dimension
 
 
 def test_charges_are_granted_until_the_limit_then_refused(engine: Engine) -> None:
     job_id = _job_with_budget(engine, steps=3)
-    outcomes = [_charge(engine, job_id, f"s{i}").outcome for i in range(5)]
-    assert outcomes == ["granted"] * 3 + ["refused"] * 2
-    with session_scope(engine, readonly=True) as session:
-        budget = get_job_budget(session, job_id=job_id)
-        assert budget is not None
-        assert (budget.limit_steps, budget.used_steps) == (3, 3)
+    results = [_charge(engine, job_id, f"s{i}") for i in range(5)]
+    assert [r.granted for r in results] == [True] * 3 + [False] * 2
+    assert {r.refused for r in results[3:]} == {BudgetDimension.STEPS}
+    budget = _budget(engine, job_id)
+    assert (budget.limit_steps, budget.used_steps) == (3, 3)
     assert _count(engine, ChargeOutcome.REFUSED) == 2
 
 
 def test_a_charge_that_would_overshoot_is_refused_whole(engine: Engine) -> None:
     job_id = _job_with_budget(engine, llm_tokens=1000)
-    assert _charge(engine, job_id, "a", dimension="llm_tokens", amount=900).granted
-    assert not _charge(engine, job_id, "b", dimension="llm_tokens", amount=200).granted
-    assert _charge(engine, job_id, "c", dimension="llm_tokens", amount=100).granted
+    assert _charge(engine, job_id, "a", "llm_tokens", 900).granted
+    assert not _charge(engine, job_id, "b", "llm_tokens", 200).granted
+    assert _charge(engine, job_id, "c", "llm_tokens", 100).granted
+    assert _budget(engine, job_id).used_llm_tokens == 1000
 
 
 def test_a_dimension_without_a_limit_is_unlimited(engine: Engine) -> None:
     job_id = _job_with_budget(engine, steps=1)
-    results = [_charge(engine, job_id, f"r{i}", dimension="retrieval_calls") for i in range(20)]
+    results = [_charge(engine, job_id, f"r{i}", "retrieval_calls") for i in range(20)]
     assert all(result.granted for result in results)
 
 
@@ -76,55 +102,55 @@ def test_a_redelivered_charge_never_pays_twice(engine: Engine) -> None:
     first = _charge(engine, job_id, "retrieve:sq_1:0")
     again = _charge(engine, job_id, "retrieve:sq_1:0")
     assert first.granted and not first.replayed
-    assert again.replayed and again.charge_id == first.charge_id and again.granted
-    with session_scope(engine, readonly=True) as session:
-        assert get_job_budget(session, job_id=job_id).used_steps == 1  # type: ignore[union-attr]
+    assert again.granted and again.replayed
+    assert _used(engine, job_id) == (1, 0)
+    assert _count(engine, ChargeOutcome.GRANTED) == 1
 
 
 def test_a_refusal_is_replayed_as_a_refusal(engine: Engine) -> None:
     job_id = _job_with_budget(engine, steps=0)
-    assert not _charge(engine, job_id, "k").granted
+    assert _charge(engine, job_id, "k").refused is BudgetDimension.STEPS
     replay = _charge(engine, job_id, "k")
-    assert replay.replayed and replay.outcome is ChargeOutcome.REFUSED
+    assert replay.replayed and replay.refused is BudgetDimension.STEPS
 
 
 def test_twenty_threads_never_take_more_than_the_limit(engine: Engine, race: Race) -> None:
     job_id = _job_with_budget(engine, retrieval_calls=37)
 
     def spend(i: int) -> int:
-        granted = 0
-        for n in range(5):
-            result = _charge(engine, job_id, f"t{i}:{n}", dimension="retrieval_calls")
-            granted += result.granted
-        return granted
+        return sum(_charge(engine, job_id, f"t{i}:{n}", "retrieval_calls").granted
+                   for n in range(5))
 
     assert sum(race(20, spend)) == 37
-    with session_scope(engine, readonly=True) as session:
-        assert get_job_budget(session, job_id=job_id).used_retrieval_calls == 37  # type: ignore[union-attr]
+    assert _used(engine, job_id) == (0, 37)
     assert _count(engine, ChargeOutcome.GRANTED) == 37
     assert _count(engine, ChargeOutcome.REFUSED) == 100 - 37
 
 
 def test_racing_cost_charges_stop_exactly_at_the_dollar_limit(engine: Engine, race: Race) -> None:
     job_id = _job_with_budget(engine, cost_usd=Decimal("0.07"))
+    granted = race(20, lambda i: _charge(engine, job_id, f"c{i}", "cost_usd", CENT).granted)
+    assert sum(granted) == 7
+    assert _budget(engine, job_id).used_cost_usd == Decimal("0.07")
+    assert _count(engine, ChargeOutcome.REFUSED, "cost_usd") == 13
 
-    def spend(i: int) -> bool:
-        return _charge(
-            engine, job_id, f"c{i}", dimension="cost_usd", amount=Decimal("0.01")
-        ).granted
 
-    assert sum(race(20, spend)) == 7
-    with session_scope(engine, readonly=True) as session:
-        assert get_job_budget(session, job_id=job_id).used_cost_usd == Decimal("0.07")  # type: ignore[union-attr]
+def test_money_adds_up_exactly_to_its_limit(engine: Engine) -> None:
+    """0.1 + 0.1 + 0.1 is 0.3 in money, though not in binary floats (SQLite's storage)."""
+    job_id = _job_with_budget(engine, cost_usd=Decimal("0.3"))
+    tenth = Decimal("0.1")
+    assert [_charge(engine, job_id, f"m{i}", "cost_usd", tenth).granted for i in range(4)] == [
+        True, True, True, False]
+    assert _budget(engine, job_id).used_cost_usd == Decimal("0.3")
 
 
 def test_racing_redeliveries_of_one_task_pay_once(engine: Engine, race: Race) -> None:
     job_id = _job_with_budget(engine, steps=100)
     results = race(10, lambda i: _charge(engine, job_id, "same-task"))
-    assert len({result.charge_id for result in results}) == 1
     assert sum(not result.replayed for result in results) == 1
-    with session_scope(engine, readonly=True) as session:
-        assert get_job_budget(session, job_id=job_id).used_steps == 1  # type: ignore[union-attr]
+    assert all(result.granted for result in results)
+    assert _used(engine, job_id) == (1, 0)
+    assert _count(engine, ChargeOutcome.GRANTED) == 1
 
 
 def test_charging_a_job_without_budget_names_the_fix(engine: Engine) -> None:
@@ -134,17 +160,19 @@ def test_charging_a_job_without_budget_names_the_fix(engine: Engine) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("amounts", "message"),
     [
-        ({"dimension": "tokens"}, "valid: steps, retrieval_calls"),
-        ({"amount": -1}, ">= 0"),
-        ({"amount": Decimal("1.5")}, "whole number"),
+        ({"tokens": 1}, "valid: steps, retrieval_calls"),
+        ({"steps": -1}, ">= 0"),
+        ({"steps": Decimal("1.5")}, "whole number"),
+        ({"cost_usd": Decimal("-0.01")}, ">= 0"),
     ],
 )
-def test_bad_charges_fail_early(engine: Engine, kwargs: dict[str, object], message: str) -> None:
+def test_bad_charges_fail_early(engine: Engine, amounts: dict[str, object], message: str) -> None:
     job_id = _job_with_budget(engine, steps=5)
     with pytest.raises(ValueError, match=message):
-        _charge(engine, job_id, "k", **kwargs)
+        _many(engine, job_id, "k", amounts=amounts)
+    assert _count(engine, ChargeOutcome.GRANTED) == _count(engine, ChargeOutcome.REFUSED) == 0
 
 
 def test_budget_limits_reject_unknown_dimensions(engine: Engine) -> None:
@@ -153,23 +181,12 @@ def test_budget_limits_reject_unknown_dimensions(engine: Engine) -> None:
 
 
 def test_every_dimension_has_a_limit_and_used_column() -> None:
-    from ragq.ledger import JobBudgetRow
-
     columns = set(JobBudgetRow.__table__.c.keys())
     for dimension in BudgetDimension:
         assert {f"limit_{dimension}", f"used_{dimension}"} <= columns
 
 
-def _many(engine: Engine, job_id: str, key: str, **kwargs: object) -> MultiCharge:
-    with session_scope(engine) as session:
-        return charge_many(session, job_id=job_id, idempotency_key=key, **kwargs)  # type: ignore[arg-type]
-
-
-def _used(engine: Engine, job_id: str) -> tuple[int, int]:
-    with session_scope(engine, readonly=True) as session:
-        b = get_job_budget(session, job_id=job_id)
-        assert b is not None
-        return b.used_steps, b.used_retrieval_calls
+# several dimensions at once
 
 
 def test_a_multi_charge_pays_every_dimension_or_none(engine: Engine) -> None:
@@ -185,6 +202,17 @@ def test_a_multi_charge_pays_every_dimension_or_none(engine: Engine) -> None:
     assert keys == ["b/retrieval_calls"]
 
 
+def test_money_refuses_a_multi_charge_whole(engine: Engine) -> None:
+    job_id = _job_with_budget(engine, steps=10, cost_usd=Decimal("0.05"))
+    amounts = {"steps": 1, "cost_usd": Decimal("0.03")}
+    assert _many(engine, job_id, "a", amounts=amounts).granted
+    assert _many(engine, job_id, "b", amounts=amounts).refused is BudgetDimension.COST_USD
+    budget = _budget(engine, job_id)
+    assert (budget.used_steps, budget.used_cost_usd) == (1, Decimal("0.03"))
+    assert _count(engine, ChargeOutcome.REFUSED, "cost_usd") == 1
+    assert _count(engine, ChargeOutcome.REFUSED, "steps") == 0
+
+
 def test_twenty_threads_of_multi_charges_never_overshoot(engine: Engine, race: Race) -> None:
     job_id = _job_with_budget(engine, steps=13, retrieval_calls=100)
     granted = race(20, lambda i: _many(engine, job_id, f"r{i}",
@@ -193,23 +221,42 @@ def test_twenty_threads_of_multi_charges_never_overshoot(engine: Engine, race: R
     assert _used(engine, job_id) == (13, 13)
 
 
+def test_racing_multi_charges_with_money_stop_at_the_dollar_limit_and_are_never_half_paid(
+    engine: Engine, race: Race
+) -> None:
+    job_id = _job_with_budget(engine, steps=100, cost_usd=Decimal("0.07"))
+    granted = race(20, lambda i: _many(engine, job_id, f"m{i}",
+                                       amounts={"steps": 1, "cost_usd": CENT}).granted)
+    assert sum(granted) == 7
+    budget = _budget(engine, job_id)
+    assert (budget.used_steps, budget.used_cost_usd) == (7, Decimal("0.07"))
+    assert _count(engine, ChargeOutcome.GRANTED, "steps") == 7
+    assert _count(engine, ChargeOutcome.GRANTED, "cost_usd") == 7
+    assert _count(engine, ChargeOutcome.REFUSED, "cost_usd") == 13
+
+
 def test_a_redelivered_multi_charge_pays_once_and_reports_the_first_outcome(
     engine: Engine, race: Race
 ) -> None:
-    job_id = _job_with_budget(engine, steps=5)
-    results = race(8, lambda i: _many(engine, job_id, "same", amounts={"steps": 2}))
+    job_id = _job_with_budget(engine, steps=5, cost_usd=Decimal("1"))
+    amounts = {"steps": 2, "cost_usd": Decimal("0.25")}
+    results = race(8, lambda i: _many(engine, job_id, "same", amounts=amounts))
     assert sum(not r.replayed for r in results) == 1
     assert all(r.granted for r in results)
-    assert _used(engine, job_id) == (2, 0)
+    budget = _budget(engine, job_id)
+    assert (budget.used_steps, budget.used_cost_usd) == (2, Decimal("0.25"))
 
 
 def test_a_forced_settlement_may_overshoot_and_then_refuses_the_next_charge(
     engine: Engine,
 ) -> None:
-    job_id = _job_with_budget(engine, llm_tokens=100)
-    assert _many(engine, job_id, "settle", amounts={"llm_tokens": 150}, force=True).granted
+    job_id = _job_with_budget(engine, llm_tokens=100, cost_usd=CENT)
+    settle = {"llm_tokens": 150, "cost_usd": Decimal("0.02")}
+    assert _many(engine, job_id, "settle", amounts=settle, force=True).granted
+    assert _budget(engine, job_id).used_cost_usd == Decimal("0.02")
     refused = _many(engine, job_id, "next", amounts={"llm_tokens": 0})
     assert refused.refused is BudgetDimension.LLM_TOKENS
+    assert _charge(engine, job_id, "money", "cost_usd", 0).refused is BudgetDimension.COST_USD
 
 
 def test_a_passed_deadline_refuses_with_latency(engine: Engine) -> None:
@@ -251,7 +298,7 @@ def test_multi_charge_keys_are_matched_literally(engine: Engine) -> None:
 
 
 def test_a_zero_amount_checks_a_dimension_without_recording_a_charge(engine: Engine) -> None:
-    job_id = _job_with_budget(engine, steps=5, cost_usd=Decimal("0.01"))
+    job_id = _job_with_budget(engine, steps=5, cost_usd=CENT)
     assert _many(engine, job_id, "k", amounts={"steps": 1, "cost_usd": 0}).granted
     with session_scope(engine, readonly=True) as session:
         keys = session.scalars(select(BudgetChargeRow.idempotency_key)).all()

@@ -1,6 +1,9 @@
-"""Ingest runs: counters bumped by parallel tasks are never lost; a run finishes once."""
+"""Ingest runs: counters and embedding spend bumped by parallel tasks are never lost; a run
+finishes once."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 import pytest
 from sqlalchemy import Engine
@@ -37,6 +40,7 @@ def test_a_new_run_is_running_with_zero_counts(engine: Engine) -> None:
         0,
         None,
     )
+    assert (run.embedding_tokens, run.cost_usd) == (0, Decimal(0))
 
 
 def test_counts_add_up(engine: Engine) -> None:
@@ -55,13 +59,28 @@ def test_counts_add_up(engine: Engine) -> None:
     )
 
 
+def test_embedding_spend_adds_up_to_the_cent(engine: Engine) -> None:
+    """Money is summed exactly (0.1 three times is 0.3), floats from the price table included."""
+    run_id = _run(engine)
+    with session_scope(engine) as session:
+        for _ in range(3):
+            add_ingest_counts(session, run_id=run_id, embedding_tokens=5_000_000,
+                              cost_usd=Decimal("0.1"))
+        add_ingest_counts(session, run_id=run_id, embedding_tokens=1, cost_usd=0.00000002)
+    with session_scope(engine, readonly=True) as session:
+        run = get_ingest_run(session, run_id=run_id)
+    assert run is not None
+    assert (run.embedding_tokens, run.cost_usd) == (15_000_001, Decimal("0.30000002"))
+
+
 def test_parallel_counts_are_never_lost(engine: Engine, race: Race) -> None:
     run_id = _run(engine)
 
     def bump(i: int) -> None:
         for _ in range(25):
             with session_scope(engine) as session:
-                add_ingest_counts(session, run_id=run_id, documents_ingested=1, chunks=i + 1)
+                add_ingest_counts(session, run_id=run_id, documents_ingested=1, chunks=i + 1,
+                                  embedding_tokens=100, cost_usd=Decimal("0.01"))
 
     race(20, bump)
     with session_scope(engine, readonly=True) as session:
@@ -69,6 +88,7 @@ def test_parallel_counts_are_never_lost(engine: Engine, race: Race) -> None:
     assert run is not None
     assert run.documents_ingested == 20 * 25
     assert run.chunks == 25 * sum(range(1, 21))
+    assert (run.embedding_tokens, run.cost_usd) == (20 * 25 * 100, Decimal("5.00"))
 
 
 def test_a_run_finishes_once(engine: Engine) -> None:

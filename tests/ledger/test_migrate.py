@@ -105,6 +105,26 @@ def test_upgrade_is_idempotent_and_keeps_data(migrated_url: str) -> None:
     assert current_revision(migrated_url) == head_revision()
 
 
+def test_runs_recorded_before_ingest_billing_read_as_free(ledger_url: str) -> None:
+    """0003 adds NOT NULL spend columns to ingest_runs; rows already there get zero."""
+    upgrade(ledger_url, "0002")
+    engine = make_engine(ledger_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO ingest_runs (id, collection, source_path, status, documents_total,"
+                " documents_ingested, documents_unchanged, documents_replaced, chunks, bad_lines,"
+                " created_at) VALUES ('ing_old', 'c', 'p', 'completed', 1, 1, 0, 0, 3, 0,"
+                " CURRENT_TIMESTAMP)"))
+        upgrade(ledger_url)
+        with session_scope(engine, readonly=True) as session:
+            run = session.get(IngestRunRow, "ing_old")
+            assert run is not None and (run.embedding_tokens, run.cost_usd) == (0, 0)
+    finally:
+        engine.dispose()
+    assert _diff(ledger_url, Base.metadata) == []
+
+
 def test_downgrade_to_base_removes_every_table(migrated_url: str) -> None:
     engine = make_engine(migrated_url, sqlite_foreign_keys=False)
     try:

@@ -26,11 +26,11 @@ def test_job_ledger_lists_every_charge_in_the_order_it_was_made(engine: Engine) 
     report = _job(engine, jobs["full-exhausted"])
     assert [(c.idempotency_key, c.step, c.dimension, c.amount, c.outcome)
             for c in report.charges] == [
-        ("k0", "step0", "retrieval_calls", 1.0, "granted"),
-        ("k1", "step1", "cost_usd", 0.5, "granted"),
-        ("k2", "step2", "retrieval_calls", 1.0, "granted"),
-        ("k3", "step3", "retrieval_calls", 1.0, "refused"),
-        ("k4", "step4", "cost_usd", 0.6, "refused"),
+        ("k0/retrieval_calls", "step0", "retrieval_calls", 1.0, "granted"),
+        ("k1/cost_usd", "step1", "cost_usd", 0.5, "granted"),
+        ("k2/retrieval_calls", "step2", "retrieval_calls", 1.0, "granted"),
+        ("k3/retrieval_calls", "step3", "retrieval_calls", 1.0, "refused"),
+        ("k4/cost_usd", "step4", "cost_usd", 0.6, "refused"),
     ]
     assert [c.at for c in report.charges] == sorted(c.at for c in report.charges)
     assert (report.status, report.route, report.stop_reason) == (

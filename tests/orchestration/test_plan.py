@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragq.orchestration.plan import PlanError, layers, normalize_query, validate_plan
+from ragq.orchestration.plan import PlanError, layers, validate_plan
+from ragq.orchestration.text import normalize_query
 from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
 QUESTION = "Who founded the company that makes the Model T?"

@@ -1,4 +1,14 @@
-from ragq.orchestration.text import content_words, near_duplicate, stem, term_overlap, words
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragq.orchestration.text import (
+    content_words,
+    near_duplicate,
+    normalize_query,
+    stem,
+    term_overlap,
+    words,
+)
 
 
 def test_words_lowercase_and_strip_possessives():
@@ -24,3 +34,25 @@ def test_term_overlap_is_the_share_of_query_words_present():
     assert term_overlap("refund window annual plans", "Annual plans have a refund window.") == 1.0
     assert term_overlap("refund window", "Snow in Helsinki") == 0.0
     assert term_overlap("what is it", "anything") == 1.0
+
+
+def test_queries_differing_in_case_width_punctuation_or_spacing_normalize_alike():
+    forms = ["What is the REFUND window?", "what is the refund window", "  What is the\trefund-"
+             "window ?! ", "ｗｈａｔ ｉｓ ｔｈｅ ｒｅｆｕｎｄ ｗｉｎｄｏｗ"]
+    assert {normalize_query(f) for f in forms} == {"what is the refund window"}
+    assert normalize_query("Straße") == normalize_query("STRASSE") == "strasse"
+    assert normalize_query("order_id 42") == "order_id 42"  # word characters stay words
+
+
+def test_placeholders_survive_normalization_and_stay_distinct():
+    assert normalize_query("Who founded {0}?") == "who founded {0}"
+    assert normalize_query("Who founded ｛0｝?") == "who founded {0}"
+    assert normalize_query("{0} and {1}") != normalize_query("{1} and {0}")
+    assert normalize_query("{x} {}") == "x"  # only {digits} is a placeholder
+
+
+@given(st.text())
+def test_normalizing_twice_changes_nothing(text):
+    once = normalize_query(text)
+    assert normalize_query(once) == once
+    assert once == once.strip() and "  " not in once

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragq.orchestration.plan import normalize_query
+from ragq.orchestration.text import normalize_query
 from ragq.providers.offline.rewriter import rewrite
 from tests.providers.conftest import ev
 

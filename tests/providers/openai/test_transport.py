@@ -9,14 +9,8 @@ import httpx
 import openai
 import pytest
 
-from ragq.providers.openai.transport import (
-    FailedAttempt,
-    RetryPolicy,
-    is_retryable,
-    make_client,
-    retry_after_s,
-    send,
-)
+from ragq.orchestration.backoff import RetryPolicy
+from ragq.providers.openai.transport import FailedAttempt, is_retryable, make_client, send
 
 
 def status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
@@ -43,26 +37,37 @@ def test_timeouts_and_lost_connections_are_retried_other_errors_not():
     assert not is_retryable(ValueError("x"))
 
 
-def test_retry_after_in_seconds_milliseconds_or_a_date():
-    assert retry_after_s(status_error(429, {"retry-after": "2"})) == 2.0
-    assert retry_after_s(status_error(429, {"retry-after-ms": "1500",
-                                            "retry-after": "9"})) == 1.5
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({"retry-after": "2"}, 2.0), ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+    ({"retry-after": "in a while"}, 0.1), ({}, 0.1)])
+def test_the_pause_honours_the_failed_responses_retry_after(headers, expected):
+    """The exception's response headers reach the shared parser (``retry-after-ms`` first);
+    without a readable one the computed backoff (0.1 s here) is used."""
+    errors = [status_error(429, headers)]
+    seen: list[FailedAttempt] = []
+
+    def request() -> str:
+        if errors:
+            raise errors.pop()
+        return "ok"
+
+    send(request, RetryPolicy(max_retries=1, base_delay_s=0.1, max_delay_s=60.0),
+         on_failure=seen.append, sleep=lambda s: None, rand=lambda: 1.0)
+    assert seen[0].backoff_s == expected
+
+
+def test_a_retry_after_date_is_waited_out():
     date = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 < (retry_after_s(status_error(429, {"retry-after": date})) or 0) <= 31
-    assert retry_after_s(status_error(429, {"retry-after": "soon"})) is None
-    assert retry_after_s(status_error(429)) is None
+    errors = [status_error(503, {"retry-after": date})]
+    slept: list[float] = []
 
+    def request() -> str:
+        if errors:
+            raise errors.pop()
+        return "ok"
 
-def test_delays_double_with_jitter_and_are_capped():
-    policy = RetryPolicy(max_retries=9, base_delay_s=1.0, max_delay_s=5.0)
-    assert [policy.delay_s(n, None, lambda: 0.0) for n in range(4)] == [0.5, 1.0, 2.0, 2.5]
-    assert [policy.delay_s(n, None, lambda: 1.0) for n in range(4)] == [1.0, 2.0, 4.0, 5.0]
-    assert policy.delay_s(0, 3.0) == 3.0 and policy.delay_s(0, 60.0) == 5.0
-
-
-def test_a_negative_policy_is_refused():
-    with pytest.raises(ValueError, match="non-negative"):
-        RetryPolicy(max_retries=-1)
+    send(request, RetryPolicy(max_retries=1, max_delay_s=60.0), sleep=slept.append)
+    assert 28 < slept[0] <= 30
 
 
 def test_send_reports_every_failure_and_reraises_the_last():

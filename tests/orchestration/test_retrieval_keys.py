@@ -1,0 +1,24 @@
+"""Retrieval keys (SPEC C6): equal exactly for requests that would return the same hits."""
+
+from __future__ import annotations
+
+from ragq.orchestration.retrieval_keys import retrieval_key
+
+
+def key(text: str, **changes: object) -> str:
+    options: dict = {"collection": "kb", "acl": ["b", "a"], "top_k": 5, "source_version": "v1"}
+    return retrieval_key(text, **(options | changes))
+
+
+def test_the_query_counts_in_its_normal_form():
+    assert key("What is the REFUND window?") == key("  what is the refund-window ")
+    assert key("ｒｅｆｕｎｄ window") == key("refund window")
+    assert key("refund window") != key("refund windows")
+
+
+def test_every_other_part_of_the_request_counts_and_acl_order_does_not():
+    base = key("refund window")
+    assert key("refund window", acl=["a", "b", "a"]) == base
+    for change in ({"collection": "other"}, {"acl": ["a"]}, {"acl": None}, {"top_k": 6},
+                   {"source_version": "v2"}):
+        assert key("refund window", **change) != base, change
