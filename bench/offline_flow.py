@@ -1,23 +1,17 @@
-"""Tune and measure the agentic flow with the offline provider, in process (no Celery).
+"""Measure the agentic flow with the offline provider, in process: the real decisions
+(``orchestration.flow``), the real step runner, an in-memory ledger, no broker.
 
 Ingests a dataset's corpus.jsonl once into an EdgeVectorStore cached under /tmp (MiniLM vectors
 of ``embedding_text``, chunks of 180 words with 40 overlap), then runs every question twice:
 
-- agentic: route -> simple: one retrieval | plan -> validate -> layers, with substitution of
-  findings -> per sub-query top-5 retrieval, sufficiency check and up to 2 rewrites -> find ->
-  (a plan of several parts also searches the question itself, as one more group) -> verify /
-  follow-ups until a stop rule fires (each round's follow-ups form one group) -> lexical
-  rerank with the question's words (orchestration.context.rerank_lexical) ->
-  assemble_context under ``--max-tokens`` (round-robin over the groups) -> synthesize;
+- agentic: the job flow exactly as the workers run it (``ragq.tasks.inline``), with the
+  settings' defaults (``RAGQ_*`` variables apply, caches off so no question helps another);
 - baseline: one retrieval of the question, top-k with k = the number of chunks the agentic
-  context ended with. Same number of chunks in both final contexts: the fair comparison (the
-  agentic context is also cut by the token budget; the baseline gets as many chunks, whatever
-  their length). A simple question takes the same single retrieval in both, so its figures
-  match by construction.
+  context ended with: the same number of chunks in both final contexts.
 
 Usage:
     python bench/offline_flow.py /work/shared/data/hotpotqa_train [more dataset dirs]
-        [--max-tokens 1000] [--lexical-weight 0.4] [--limit N] [--verbose] [--json]
+        [--limit N] [--verbose] [--json]
 
 The first run of a dataset embeds its corpus (about a minute on two cores); later runs reuse
 the store under /tmp/ragq_offline_flow (delete it to start over).
@@ -41,18 +35,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench.embed_cache
 
+from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
+from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
-from ragq.orchestration.context import LEXICAL_WEIGHT, assemble_context, rerank_lexical
-from ragq.orchestration.plan import layers, validate_plan
-from ragq.orchestration.routing import budget_for, path_for
-from ragq.orchestration.stop_rules import VerifyRound, decide_stop
-from ragq.orchestration.substitution import substitute
 from ragq.orchestration.text import words
+from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
-from ragq.schemas.flow import Evidence
+from ragq.settings import build_settings
+from ragq.tasks.inline import InlineDispatcher
+from ragq.tasks.runner import Runner
+from ragq.tasks.work import QueryVectors
 from ragq.vectorstore.base import VectorPoint
+from ragq.vectorstore.edge import EdgeVectorStore
+from ragq.workers.wiring import build_flow_config, build_token_counter
 
 CHUNK_WORDS = 180
 CHUNK_OVERLAP = 40
@@ -101,166 +99,81 @@ def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
     return root
 
 
-TOP_K = 5
-WITH_QUESTION = True  # also search the question itself when the plan has several parts
-SIMPLE_TOP_K = 20  # candidates of the one retrieval of a simple question
-
-
 class Retriever:
-    """Embeds queries (cached) and searches the store; counts the calls."""
+    """Embeds queries and searches the store, for the single-shot baseline."""
 
     def __init__(self, store: Any, embedder: Any):
         self.store, self.embedder = store, embedder
-        self.calls = 0
-        self._vectors: dict[str, list[float]] = {}
 
-    def search(self, query: str, top_k: int, index: int | None) -> list[Evidence]:
-        self.calls += 1
-        if query not in self._vectors:
-            self._vectors[query] = self.embedder.embed([query])[0]
-        hits = self.store.search(COLLECTION, self._vectors[query], top_k)
-        return [Evidence(chunk_id=h.payload["chunk_id"], doc_id=h.payload["doc_id"],
-                         title=h.payload.get("title", ""), text=h.payload["text"],
-                         score=h.score, sub_query_index=index) for h in hits]
+    def top_docs(self, query: str, top_k: int) -> set[str]:
+        vector = self.embedder.embed([query])[0]
+        return {h.payload["doc_id"] for h in self.store.search(COLLECTION, vector, top_k)}
 
 
 @dataclass
 class Outcome:
-    """What one question's run produced."""
+    """What one question's job left in the ledger."""
 
     route: str
     evidence_docs: set[str]
     context_docs: set[str]
     context_chunks: int
     calls: int
-    trace: list[str] = field(default_factory=list)
     answer: str = ""
     insufficient: bool = False
 
 
-def _add(pool: list[Evidence], found: list[Evidence]) -> int:
-    """Add evidence not yet in ``pool`` (by chunk); returns how many were new."""
-    seen = {e.chunk_id for e in pool}
-    fresh = [e for e in found if e.chunk_id not in seen]
-    pool.extend(fresh)
-    return len(fresh)
+def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: str) -> Outcome:
+    """One job of ``question`` through the real flow, read back from the ledger."""
+    job_id = ledger.add_job(question, collection=COLLECTION)
+    dispatcher.run(job_id)
+    job = ledger.jobs[job_id]
+    result = job.result or {}
+    usage = result.get("usage", {})
+    return Outcome(job.route or "?", set(result.get("evidence_doc_ids", [])),
+                   set(result.get("context_doc_ids", [])), usage.get("context_chunks", 0),
+                   usage.get("retrieval_calls", 0), result.get("answer") or "",
+                   result.get("status") == "insufficient_evidence")
 
 
-def retrieve_sub_query(provider: Any, retriever: Retriever, text: str, index: int,
-                       attempts: int, trace: list[str]) -> list[Evidence]:
-    """Search, check sufficiency, rewrite while insufficient (at most ``attempts`` searches)."""
-    found = retriever.search(text, TOP_K, index)
-    tried = [text]
-    for attempt in range(1, attempts):
-        verdict, _ = provider.check_sufficiency(text, found)
-        trace.append(f"    check {verdict.sufficient} {verdict.reason}")
-        if verdict.sufficient:
-            break
-        rewrite, _ = provider.rewrite(text, found, attempt=attempt, previous=tried)
-        tried.append(rewrite.text)
-        trace.append(f"    rewrite {rewrite.text!r}")
-        _add(found, retriever.search(rewrite.text, TOP_K, index))
-    return found
+@dataclass
+class _Adapters:
+    """The adapters of one in-process run (see ``ragq.tasks.work.Adapters``)."""
+
+    provider: Any
+    embedder: Any
+    vector_store: Any
+    evidence_cache: Any = field(default_factory=DisabledEvidenceCache)
+    plan_cache: Any = field(default_factory=DisabledPlanCache)
+    query_vectors: Any = None
+
+    def __post_init__(self) -> None:
+        self.query_vectors = QueryVectors(self.embedder)
 
 
-def agentic(provider: Any, retriever: Retriever, question: str, max_tokens: int,
-            lexical_weight: float = LEXICAL_WEIGHT) -> Outcome:
-    """The flow of SPEC "The life of a job", in process. Planned evidence is reranked with the
-    question's wording (orchestration.context.rerank_lexical) before context assembly."""
-    start_calls = retriever.calls
-    decision, _ = provider.route(question)
-    path = path_for(decision.question_class)
-    budget = budget_for(path)
-    trace = [f"route {path.value}: {decision.reason}"]
-    strategy, findings = "single", list[str]()
-    if budget.max_sub_queries == 1 and budget.max_retrieval_attempts == 1:
-        pool = retriever.search(question, SIMPLE_TOP_K, 0)
-    else:
-        pool, strategy, findings = run_plan(provider, retriever, question, budget, trace)
-        pool = rerank_lexical(pool, question, weight=lexical_weight)
-    context = assemble_context(pool, max_tokens=max_tokens)
-    trace.append("  pool " + "; ".join(f"{e.sub_query_index}:{e.doc_id[:18]}:{e.score:.2f}"
-                                       for e in pool))
-    draft, _ = provider.synthesize(question, context, strategy=strategy, findings=findings)
-    trace.append(f"  answer {draft.answer[:160]!r}")
-    return Outcome(path.value, {e.doc_id for e in pool}, {e.doc_id for e in context},
-                   len(context), retriever.calls - start_calls, trace, draft.answer,
-                   draft.insufficient)
-
-
-def run_plan(provider: Any, retriever: Retriever, question: str, budget: Any,
-             trace: list[str]) -> tuple[list[Evidence], str, list[str]]:
-    """Plan, validate, run the layers with substitution, then verify and follow up until a
-    stop rule fires; returns the evidence pool, the strategy and the findings."""
-    plan, _ = provider.plan(question, max_sub_queries=budget.max_sub_queries)
-    valid = validate_plan(plan, question=question, max_sub_queries=budget.max_sub_queries)
-    trace.append(f"plan {valid.strategy.value} repairs={list(valid.repairs)}")
-    pool: list[Evidence] = []
-    findings: dict[int, str | None] = {}
-    resolved: dict[int, str] = {}
-    for layer in layers(valid):
-        for index in layer:
-            text = substitute(valid.sub_queries[index], findings, dependency_texts=resolved).text
-            resolved[index] = text
-            found = retrieve_sub_query(provider, retriever, text, index,
-                                       budget.max_retrieval_attempts, trace)
-            finding, _ = provider.find(text, found)
-            findings[index] = finding.text or None
-            trace.append(f"  sq{index} {text!r} -> {finding.text!r}")
-            _add(pool, found)
-    if WITH_QUESTION and len(valid.sub_queries) > 1:
-        _add(pool, retriever.search(question, TOP_K, -1))
-    history: list[VerifyRound] = []
-    asked = set(resolved.values())
-    new = len(pool)
-    next_index = len(valid.sub_queries)
-    for _ in range(budget.max_verify_rounds):
-        verdict, _ = provider.verify(question, pool, findings=[f or "" for f in findings.values()])
-        history.append(VerifyRound(verdict.sufficient, verdict.confidence, new))
-        stop = decide_stop(history, max_rounds=budget.max_verify_rounds)
-        trace.append(f"  verify {verdict.reason} -> {stop.reason}")
-        if stop.stop or not verdict.follow_up_queries:
-            break
-        new = 0
-        for query in verdict.follow_up_queries:
-            if query in asked:
-                continue
-            asked.add(query)
-            trace.append(f"  follow-up {query!r}")
-            new += _add(pool, retriever.search(query, TOP_K, next_index))
-        next_index += 1  # one group per round: follow-ups share the context's slots
-    return pool, valid.strategy.value, [f for f in findings.values() if f]
-
-
-def baseline(retriever: Retriever, question: str, k: int) -> set[str]:
-    """Single shot: the top ``k`` chunks of the question itself."""
-    return {e.doc_id for e in retriever.search(question, max(k, 1), None)}
-
-
-def run(dataset: Path, max_tokens: int, limit: int | None, verbose: bool,
-        lexical_weight: float = LEXICAL_WEIGHT) -> dict[str, Any]:
+def run(dataset: Path, limit: int | None, verbose: bool) -> dict[str, Any]:
     """Ingest (cached) and run every question of ``dataset`` both ways; returns the figures."""
-    from ragq.embedding.minilm import MiniLmEmbedder
-    from ragq.providers.offline import OfflineProvider
-    from ragq.vectorstore.edge import EdgeVectorStore
-
+    settings = build_settings(cache_enabled=False)
     embedder = MiniLmEmbedder()
     root = ingest(dataset / "corpus.jsonl", embedder, EdgeVectorStore)
     questions = [json.loads(x) for x in (dataset / "questions.jsonl").read_text().splitlines()
                  if x.strip()][:limit]
-    provider = OfflineProvider(embedder)
     rows: list[dict[str, Any]] = []
     with EdgeVectorStore(root) as store:
+        ledger = MemoryLedger()
+        adapters = _Adapters(OfflineProvider(embedder), embedder, store)
+        config = build_flow_config(settings, build_token_counter(settings))
+        dispatcher = InlineDispatcher(Runner(ledger, adapters, config))
         retriever = Retriever(store, embedder)
         for q in questions:
             gold = set(q["gold_doc_ids"])
-            out = agentic(provider, retriever, q["question"], max_tokens, lexical_weight)
-            base = baseline(retriever, q["question"], out.context_chunks)
+            out = agentic(ledger, dispatcher, q["question"])
+            base = retriever.top_docs(q["question"], max(out.context_chunks, 1))
             rows.append(_row(q, gold, out, base))
             if verbose:
                 lost = sorted((gold & out.evidence_docs) - out.context_docs)
-                print(f"[{rows[-1]['all_gold']:d}/{rows[-1]['base_all_gold']:d}] lost={lost} "
-                      f"{q['question']}\n" + "\n".join(out.trace), file=sys.stderr)
+                print(f"[{rows[-1]['all_gold']:d}/{rows[-1]['base_all_gold']:d}] {out.route} "
+                      f"lost={lost} {q['question']}", file=sys.stderr)
     return summarize(rows)
 
 
@@ -317,23 +230,18 @@ def table(name: str, figures: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="+", type=Path)
-    parser.add_argument("--max-tokens", type=int, default=1000,
-                        help="context-token budget of the final context (estimated tokens)")
-    parser.add_argument("--lexical-weight", type=float, default=LEXICAL_WEIGHT,
-                        help="weight of the question's wording in the rerank (0: dense only)")
     parser.add_argument("--limit", type=int, default=None, help="first N questions only")
     parser.add_argument("--verbose", action="store_true", help="trace every question on stderr")
     parser.add_argument("--json", action="store_true", help="one JSON line per dataset")
     args = parser.parse_args()
     for dataset in args.datasets:
         started = time.perf_counter()
-        figures = run(dataset, args.max_tokens, args.limit, args.verbose, args.lexical_weight)
+        figures = run(dataset, args.limit, args.verbose)
         if args.json:
-            print(json.dumps({"dataset": dataset.name, "max_tokens": args.max_tokens,
+            print(json.dumps({"dataset": dataset.name,
                               "seconds": round(time.perf_counter() - started, 1), **figures}))
         else:
-            print(table(f"{dataset.name} (max_tokens={args.max_tokens}, "
-                        f"{time.perf_counter() - started:.0f}s)", figures))
+            print(table(f"{dataset.name} ({time.perf_counter() - started:.0f}s)", figures))
 
 
 if __name__ == "__main__":
