@@ -1,28 +1,37 @@
-"""How a task reaches its process's adapters and settings, without importing globals."""
+"""How a task reaches its process's settings and adapters: through its Celery app, which the
+composition root (:func:`ragq.workers.app.create_app`) hands them, so no task imports the
+workers and nothing is a global."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from celery.signals import worker_process_shutdown, worker_shutdown
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ragq.settings import Settings
-from ragq.workers.app import settings_of
-from ragq.workers.resources import WorkerResources, close_all, resources_for
+from ragq.tasks.work import Adapters
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from ragq.tasks.runner import Runner
+
+
+class Resources(Adapters, Protocol):
+    """What a worker process holds for its tasks, each built once, on first use."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def runner(self) -> Runner: ...
 
 
 def settings(task: Any) -> Settings:
     """The settings of the app the task runs in."""
-    return settings_of(task.app)
+    value: Settings = task.app.conf.ragq_settings
+    return value
 
 
-def resources(task: Any) -> WorkerResources:
-    """The adapters of the process the task runs in, built on first use."""
-    return resources_for(settings(task))
-
-
-@worker_shutdown.connect
-@worker_process_shutdown.connect
-def _close_resources(**_: object) -> None:
-    """Flush and unlock the vector store before the process exits, so the next owner can open it."""
-    close_all()
+def resources(task: Any) -> Resources:
+    """The adapters of the process the task runs in."""
+    value: Resources = task.app.conf.ragq_resources
+    return value

@@ -1,4 +1,4 @@
-"""The Celery app. Workers load it with ``celery -A workers.app worker -Q <queues>``.
+"""The Celery app. Workers load it with ``celery -A ragq.workers.app worker -Q <queues>``.
 
 The module-level ``app`` is the one piece of global state besides settings: Celery's worker CLI
 needs an importable app. Front-door code builds its own client app with :func:`create_app`
@@ -8,9 +8,11 @@ needs an importable app. Front-door code builds its own client app with :func:`c
 from __future__ import annotations
 
 from celery import Celery
+from celery.signals import worker_process_shutdown, worker_shutdown
 
 from ragq.settings import Settings, build_settings
 from ragq.workers.celeryconfig import celery_config
+from ragq.workers.resources import close_all, resources_for
 from ragq.workers.stack_state import effective_broker_url
 
 #: Modules whose tasks a worker registers.
@@ -25,13 +27,17 @@ def create_app(settings: Settings, *, include_tasks: bool = True) -> Celery:
     app = Celery("ragq", include=TASK_MODULES if include_tasks else [])
     app.conf.update(celery_config(settings, effective_broker_url(settings)))
     app.conf.ragq_settings = settings
+    # Tasks reach the process's adapters through their app (built lazily, once per process).
+    app.conf.ragq_resources = resources_for(settings)
     return app
 
 
-def settings_of(app: Celery) -> Settings:
-    """The settings an app was created with (tasks read them from their own app)."""
-    settings: Settings = app.conf.ragq_settings
-    return settings
+
+@worker_shutdown.connect
+@worker_process_shutdown.connect
+def _close_resources(**_: object) -> None:
+    """Flush and unlock the vector store before the process exits, so the next owner can open it."""
+    close_all()
 
 
 app = create_app(build_settings())
