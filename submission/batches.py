@@ -7,9 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
-
-from sqlalchemy.orm import Session
+from typing import IO, TYPE_CHECKING, Any
 
 from ragq.errors import StackError
 from ragq.ledger import (
@@ -37,6 +35,9 @@ from ragq.submission.views import describe
 from ragq.webhooks import check_url, new_secret
 from ragq.workers.client import client_app
 from ragq.workers.wiring import build_ledger_engine
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 ROUTE = Task.ROUTE
 DELIVER_WEBHOOK = Task.DELIVER_WEBHOOK

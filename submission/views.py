@@ -4,41 +4,28 @@ batch or job is reported as not found."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
-
-from sqlalchemy import func, inspect, select
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING, Any
 
 from ragq.ledger import (
+    BatchRow,
+    JobRow,
+    batch_cost,
     batch_errors,
     batch_jobs,
+    evidence_records,
     get_batch,
     get_job,
-    job_evidence,
+    job_trail,
     list_batches,
     session_scope,
 )
 from ragq.ledger.errors import LedgerNotFoundError
-from ragq.ledger.models import (
-    AnswerRow,
-    BatchRow,
-    BudgetChargeRow,
-    JobRow,
-    ModelCallRow,
-    PlanRow,
-    RetrievalRequestRow,
-    SubQueryRow,
-    SufficiencyCheckRow,
-    VerificationRow,
-    WebhookDeliveryRow,
-)
 from ragq.settings import Settings
 from ragq.submission.access import Caller, not_found, require_tenant
 from ragq.workers.wiring import build_ledger_engine
 
-TRAIL = [PlanRow, SubQueryRow, RetrievalRequestRow, SufficiencyCheckRow, VerificationRow,
-         ModelCallRow, BudgetChargeRow, AnswerRow, WebhookDeliveryRow]
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 def _batch(session: Session, batch_id: str, caller: Caller | None) -> BatchRow:
@@ -57,13 +44,6 @@ def _job(session: Session, job_id: str, caller: Caller | None) -> JobRow:
         raise not_found(exc, "job", job_id) from exc
     require_tenant(job, caller, kind="job", key=job_id)
     return job
-
-
-def _batch_cost(session: Session, batch_id: str) -> float:
-    total = session.scalar(select(func.coalesce(func.sum(ModelCallRow.cost_usd), 0))
-                           .join(JobRow, JobRow.id == ModelCallRow.job_id)
-                           .where(JobRow.batch_id == batch_id))
-    return float(total or 0)
 
 
 def batch_view(batch: BatchRow, cost_usd: float | None = None) -> dict[str, Any]:
@@ -99,7 +79,8 @@ def describe(settings: Settings, target: str, *, caller: Caller | None = None
     NotFoundError for an unknown id or another tenant's."""
     with session_scope(build_ledger_engine(settings), readonly=True) as session:
         if target.startswith("bat_"):
-            return batch_view(_batch(session, target, caller), _batch_cost(session, target))
+            return batch_view(_batch(session, target, caller),
+                              batch_cost(session, batch_id=target))
         return job_view(_job(session, target, caller))
 
 
@@ -143,7 +124,7 @@ def evidence(settings: Settings, job_id: str, *, caller: Caller | None = None
     whether it reached the answer model."""
     with session_scope(build_ledger_engine(settings), readonly=True) as session:
         _job(session, job_id, caller)
-        return [_row_dict(r) for r in job_evidence(session, job_id=job_id)]
+        return evidence_records(session, job_id=job_id)
 
 
 def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> dict[str, Any]:
@@ -151,17 +132,4 @@ def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> d
     budget charge, answer and webhook delivery, oldest first, by table."""
     with session_scope(build_ledger_engine(settings), readonly=True) as session:
         job = _job(session, job_id, caller)
-        out: dict[str, Any] = {"job": job_view(job)}
-        for model in TRAIL:
-            rows = session.scalars(select(model).where(model.job_id == job_id)
-                                   .order_by(model.created_at))
-            out[model.__tablename__] = [_row_dict(r) for r in rows]
-        return out
-
-
-def _row_dict(row: Any) -> dict[str, Any]:
-    values = {}
-    for attr in inspect(row).mapper.column_attrs:
-        value = getattr(row, attr.key)
-        values[attr.key] = float(value) if isinstance(value, Decimal) else value
-    return values
+        return {"job": job_view(job), **job_trail(session, job_id=job_id)}
