@@ -34,7 +34,7 @@ from ragq.submission.tickets import Limits, TicketError, read_ticket_file, read_
 from ragq.submission.views import describe
 from ragq.webhooks import check_url, new_secret
 from ragq.workers.client import client_app
-from ragq.workers.wiring import build_ledger_engine
+from ragq.workers.resources import resources_for
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -108,7 +108,7 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
     Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused."""
     caller, options = caller or caller_of(settings), options or BatchOptions()
     secret = None
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         if options.webhook_url:
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=options.webhook_url)
@@ -157,7 +157,7 @@ def _enqueue(settings: Settings, job_ids: Sequence[str]) -> None:
 
 def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | None) -> None:
     """Enqueue the events a front-door action ended (a cancel, an all-invalid batch)."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         ids = first_attempts(session, job_ids=job_ids, batch_id=batch_id)
     app = client_app(settings)
     for webhook_id in ids:
@@ -201,7 +201,7 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
     caller = caller or caller_of(settings)
     client_app(settings)
     secret = None
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         acl = capped_acl(ticket, caller, 1)
         if isinstance(acl, TicketError):
             raise InputError(acl.message)
@@ -247,7 +247,7 @@ def cancel(settings: Settings, target: str, *, caller: Caller | None = None) -> 
     """Cancel a batch's open jobs, or one job; returns how many jobs were cancelled. Running
     jobs stop at their next step; finished results are kept. Raises NotFoundError."""
     kind = "batch" if target.startswith("bat_") else "job"
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         try:
             row = (get_batch(session, batch_id=target) if kind == "batch"
                    else get_job(session, job_id=target))

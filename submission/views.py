@@ -22,7 +22,7 @@ from ragq.ledger import (
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.settings import Settings
 from ragq.submission.access import Caller, not_found, require_tenant
-from ragq.workers.wiring import build_ledger_engine
+from ragq.workers.resources import resources_for
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -77,7 +77,7 @@ def describe(settings: Settings, target: str, *, caller: Caller | None = None
              ) -> dict[str, Any]:
     """Status of a batch (counts, cost so far) or a job (status, route, result). Raises
     NotFoundError for an unknown id or another tenant's."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         if target.startswith("bat_"):
             return batch_view(_batch(session, target, caller),
                               batch_cost(session, batch_id=target))
@@ -87,7 +87,7 @@ def describe(settings: Settings, target: str, *, caller: Caller | None = None
 def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: str | None
                      ) -> list[dict[str, Any]]:
     """The caller's batches, newest first, ``limit`` after the cursor ``after`` (a batch id)."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         return [batch_view(b) for b in list_batches(session, tenant=caller.tenant, limit=limit,
                                                     after=after)]
 
@@ -95,7 +95,7 @@ def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: s
 def results(settings: Settings, batch_id: str, *, caller: Caller | None = None
             ) -> list[dict[str, Any]]:
     """One result per job of the batch, in input order; unfinished jobs show their status."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         _batch(session, batch_id, caller)
         return [job.result or {"custom_id": job.custom_id, "job_id": job.id,
                                "status": str(job.status), "route": job.route}
@@ -105,7 +105,7 @@ def results(settings: Settings, batch_id: str, *, caller: Caller | None = None
 def errors(settings: Settings, batch_id: str, *, caller: Caller | None = None
            ) -> list[dict[str, Any]]:
     """The batch's rejected lines, then its failed jobs, as errors JSONL records."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         _batch(session, batch_id, caller)
         out: list[dict[str, Any]] = [
             {"line": e.line, "custom_id": e.custom_id,
@@ -122,7 +122,7 @@ def evidence(settings: Settings, job_id: str, *, caller: Caller | None = None
              ) -> list[dict[str, Any]]:
     """Every evidence item the job retrieved: document, chunk, score, version, sub-query, and
     whether it reached the answer model."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         _job(session, job_id, caller)
         return evidence_records(session, job_id=job_id)
 
@@ -130,6 +130,6 @@ def evidence(settings: Settings, job_id: str, *, caller: Caller | None = None
 def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> dict[str, Any]:
     """The job's ledger: every plan, sub-query, retrieval, check, verification, model call,
     budget charge, answer and webhook delivery, oldest first, by table."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         job = _job(session, job_id, caller)
         return {"job": job_view(job), **job_trail(session, job_id=job_id)}

@@ -103,12 +103,11 @@ def deliver(engine: Engine, sender: WebhookSender, cfg: Settings, *, webhook_id:
 
 @shared_task(name=DELIVER, bind=True)
 def deliver_webhook(self: Any, webhook_id: str, attempt: int = 1) -> str:
-    """Send one attempt of one event; schedule the next attempt when it fails."""
+    """Send one attempt of one event with the process's sender; schedule the next attempt
+    when it fails."""
     res = resources(self)
-    from ragq.workers.wiring import build_webhook_sender
-
-    result = deliver(res.engine, build_webhook_sender(settings(self)), settings(self),
-                     webhook_id=webhook_id, attempt=attempt)
+    result = deliver(res.engine, res.webhook_sender, settings(self), webhook_id=webhook_id,
+                     attempt=attempt)
     if result is None:
         return "already_sent"
     if result.step is NextStep.RETRY and result.delay_s is not None:
