@@ -17,7 +17,6 @@ from ragq.ledger import (
     cancel_job,
     create_batch,
     ensure_endpoint,
-    first_attempts,
     get_batch,
     get_job,
     record_input_error,
@@ -34,13 +33,13 @@ from ragq.submission.tickets import Limits, TicketError, read_ticket_file, read_
 from ragq.submission.views import describe
 from ragq.webhooks import check_url, new_secret
 from ragq.workers.client import client_app
+from ragq.workers.outbox import send_pending_webhooks
 from ragq.workers.resources import resources_for
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 ROUTE = Task.ROUTE
-DELIVER_WEBHOOK = Task.DELIVER_WEBHOOK
 FINISHED_BATCH = {BatchStatus.COMPLETED, BatchStatus.CANCELLED, BatchStatus.FAILED}
 Parsed = Sequence[tuple[int, Ticket | TicketError]]
 
@@ -157,11 +156,8 @@ def _enqueue(settings: Settings, job_ids: Sequence[str]) -> None:
 
 def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | None) -> None:
     """Enqueue the events a front-door action ended (a cancel, an all-invalid batch)."""
-    with session_scope(resources_for(settings).engine, readonly=True) as session:
-        ids = first_attempts(session, job_ids=job_ids, batch_id=batch_id)
-    app = client_app(settings)
-    for webhook_id in ids:
-        app.send_task(DELIVER_WEBHOOK, args=(webhook_id, 1))
+    send_pending_webhooks(client_app(settings), resources_for(settings).engine, job_ids=job_ids,
+                          batch_id=batch_id)
 
 
 def submit_file(settings: Settings, path: Path, *, collection: str,

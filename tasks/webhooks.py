@@ -1,15 +1,14 @@
 """Webhook delivery (SPEC C15): one task per attempt, on the bookkeeping queue.
 
-Events are recorded by the ledger when a job or batch ends; whoever ended it calls
-:func:`enqueue_webhooks` after committing. An attempt is claimed before it is sent, so duplicate
-tasks (a redelivered finalize enqueues again) send it once; a failed attempt schedules the next
-one as a new ledger row and a task with a countdown.
+Events are recorded by the ledger when a job or batch ends; whoever ended it enqueues their first
+attempts after committing, through :func:`ragq.workers.outbox.send_pending_webhooks`. An attempt
+is claimed before it is sent, so duplicate tasks (a redelivered finalize enqueues again) send it
+once; a failed attempt schedules the next one as a new ledger row and a task with a countdown.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -22,7 +21,6 @@ from ragq.ledger import (
     ClaimedDelivery,
     claim_delivery,
     disable_endpoint,
-    first_attempts,
     get_job,
     record_attempt,
     schedule_attempt,
@@ -36,6 +34,7 @@ from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings
 from ragq.webhooks import SendOutcome, WebhookSender, check_url
 from ragq.webhooks.urls import Resolver, resolve_host
+from ragq.workers.outbox import send_pending_webhooks
 
 log = logging.getLogger(__name__)
 DELIVER = Task.DELIVER_WEBHOOK
@@ -115,25 +114,16 @@ def deliver_webhook(self: Any, webhook_id: str, attempt: int = 1) -> str:
     return result.step.value
 
 
-def send_deliveries(app: Celery, webhook_ids: Iterable[str]) -> int:
-    """Enqueue the first attempt of each event; returns how many were enqueued."""
-    count = 0
-    for webhook_id in webhook_ids:
-        app.send_task(DELIVER, args=(webhook_id, 1))
-        count += 1
-    return count
-
-
 def enqueue_webhooks(app: Celery, engine: Engine, *, job_id: str) -> int:
-    """Enqueue the unsent events of a job and of its batch (call after the ending committed).
+    """Enqueue the unsent events of a job and of its batch (call after the ending committed);
+    returns how many. Callers that know the job's batch call
+    :func:`~ragq.workers.outbox.send_pending_webhooks` directly and skip the lookup.
 
     Safe to call again (a redelivered task does): a duplicate task finds its attempt claimed.
     """
     with session_scope(engine, readonly=True) as session:
         batch_id = get_job(session, job_id=job_id).batch_id
-        ids = first_attempts(session, job_ids=[job_id], batch_id=batch_id)
-    return send_deliveries(app, ids)
+    return send_pending_webhooks(app, engine, job_ids=[job_id], batch_id=batch_id)
 
 
-__all__ = ["DELIVER", "AttemptResult", "deliver", "deliver_webhook", "enqueue_webhooks",
-           "send_deliveries"]
+__all__ = ["DELIVER", "AttemptResult", "deliver", "deliver_webhook", "enqueue_webhooks"]
