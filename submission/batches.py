@@ -24,6 +24,7 @@ from ragq.ledger import (
     start_batch,
 )
 from ragq.ledger.errors import LedgerNotFoundError
+from ragq.orchestration.batches import FINISHED_BATCH_STATUSES
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Ticket
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 ROUTE = Task.ROUTE
-FINISHED_BATCH = {BatchStatus.COMPLETED, BatchStatus.CANCELLED, BatchStatus.FAILED}
 Parsed = Sequence[tuple[int, Ticket | TicketError]]
 
 
@@ -229,7 +229,7 @@ def wait(settings: Settings, target: str, *, on_progress: Callable[[int, int], N
             counts = view["counts"]
             if on_progress:
                 on_progress(counts["finished"], counts["total"])
-            if BatchStatus(view["status"]) in FINISHED_BATCH:
+            if BatchStatus(view["status"]) in FINISHED_BATCH_STATUSES:
                 return view
         elif view["status"] in {s.value for s in TERMINAL_JOB_STATUSES}:
             return view
