@@ -19,8 +19,10 @@ from ragq.settings import Settings
 from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
 
-INGEST_DOCUMENTS = Task.INGEST_DOCUMENTS
-FINISH_INGEST = Task.FINISH_INGEST
+# Plain strings: Celery's ``signature()`` takes anything with a ``.name`` for a task object, and
+# an enum member's ``.name`` is "INGEST_DOCUMENTS", not the task's name.
+INGEST_DOCUMENTS = Task.INGEST_DOCUMENTS.value
+FINISH_INGEST = Task.FINISH_INGEST.value
 
 Progress = Callable[[int, int], None]
 

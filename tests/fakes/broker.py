@@ -21,9 +21,9 @@ def memory_settings(home: Path, **more: Any) -> Settings:
     return settings
 
 
-def drain(settings: Settings, queue: Queue) -> list[tuple[str, list[Any]]]:
-    """Take every message waiting on ``queue``: (task name, positional args), in send order."""
-    out: list[tuple[str, list[Any]]] = []
+def drain_messages(settings: Settings, queue: Queue) -> list[tuple[dict[str, Any], Any]]:
+    """Take every message waiting on ``queue``: (headers, decoded body), in send order."""
+    out: list[tuple[dict[str, Any], Any]] = []
     with client_app(settings).connection_for_read() as connection:
         waiting = connection.SimpleQueue(queue.value, no_ack=True)
         try:
@@ -32,6 +32,11 @@ def drain(settings: Settings, queue: Queue) -> list[tuple[str, list[Any]]]:
                     message = waiting.get(timeout=0.05)
                 except waiting.Empty:
                     return out
-                out.append((message.headers["task"], list(message.payload[0])))
+                out.append((dict(message.headers), message.payload))
         finally:
             waiting.close()
+
+
+def drain(settings: Settings, queue: Queue) -> list[tuple[str, list[Any]]]:
+    """Take every message waiting on ``queue``: (task name, positional args), in send order."""
+    return [(headers["task"], list(body[0])) for headers, body in drain_messages(settings, queue)]
