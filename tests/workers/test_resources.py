@@ -27,8 +27,11 @@ HOOK = "http://127.0.0.1:9/job"
 
 
 def test_equal_settings_built_twice_share_one_set(tmp_path):
-    first = build_settings(home=tmp_path, webhook_timeout_s=3)
-    again = build_settings(home=tmp_path, webhook_timeout_s=3)
+    nested = {"prices": {"models": {"m": {"input_per_mtok": 1}}},  # every kind of field hashes
+              "openai_models": {"synthesizer": "m"},
+              "budget_profiles": {"simple": {"max_steps": 3}}}
+    first = build_settings(home=tmp_path, webhook_timeout_s=3, **nested)
+    again = build_settings(home=tmp_path, webhook_timeout_s=3, **nested)
     other = build_settings(home=tmp_path, webhook_timeout_s=4)
     assert first is not again and resources_for(first) is resources_for(again)
     assert resources_for(first).engine is resources_for(again).engine
