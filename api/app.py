@@ -8,7 +8,7 @@ from ragq.api import errors
 from ragq.api.metrics import build_registry
 from ragq.api.routers import batches, jobs, ops
 from ragq.settings import Settings
-from ragq.workers.wiring import build_ledger_engine
+from ragq.workers.resources import resources_for
 
 DESCRIPTION = """Submit questions and JSONL ticket batches, follow them, fetch results with
 their evidence and cost. Authenticate with `Authorization: Bearer <key>` (`ragq keys create`).
@@ -16,10 +16,12 @@ Webhooks follow Standard Webhooks; verify them with `webhooks.verify_signature`.
 
 
 def create_api(settings: Settings) -> FastAPI:
-    """An app serving ``settings``' stack; several may live in one process (tests)."""
+    """An app serving ``settings``' stack; several may live in one process (tests). Its ledger
+    engine is the process's (:func:`resources_for`), the one the submission core its routes
+    call borrows too."""
     app = FastAPI(title="ragq", version="1", description=DESCRIPTION)
     app.state.settings = settings
-    app.state.engine = build_ledger_engine(settings)
+    app.state.engine = resources_for(settings).engine
     app.state.registry = build_registry(settings, app.state.engine)
     errors.install(app)
     for router in (batches.router, jobs.router, ops.router):

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import httpx
 import redis
-from sqlalchemy import text
-from sqlalchemy.engine import Engine
 
 from ragq.errors import RagqError
-from ragq.ledger import session_scope
+from ragq.ledger import ping, session_scope
 from ragq.schemas.api import ComponentHealth
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.workers.stack_state import effective_broker_url
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 Check = Callable[[], str | None]
 
@@ -33,7 +35,7 @@ def check_broker(settings: Settings) -> str | None:
 def check_database(engine: Engine) -> str | None:
     """Raises when the ledger does not answer ``SELECT 1``."""
     with session_scope(engine, readonly=True) as session:
-        session.execute(text("SELECT 1"))
+        ping(session)
     return None
 
 

@@ -7,26 +7,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import redis
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import func, select
-from sqlalchemy.engine import Engine
 
-from ragq.ledger import session_scope
-from ragq.ledger.models import (
-    BatchRow,
-    JobRow,
-    ModelCallRow,
-    WebhookDeliveryRow,
-    WebhookEndpointRow,
-)
-from ragq.schemas.statuses import BatchStatus, JobStatus
+from ragq.ledger import metrics_snapshot, session_scope
+from ragq.schemas.statuses import JobStatus
 from ragq.settings import Settings
 from ragq.workers.queues import Queue
 from ragq.workers.stack_state import effective_broker_url
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -54,30 +49,24 @@ class LedgerCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         with session_scope(self._engine, readonly=True) as session:
-            by_status = dict(session.execute(
-                select(JobRow.status, func.count()).group_by(JobRow.status)).all())
-            running = session.scalar(select(func.count()).select_from(BatchRow).where(
-                BatchRow.status == BatchStatus.IN_PROGRESS)) or 0
-            cost = session.scalar(select(func.coalesce(func.sum(ModelCallRow.cost_usd), 0))) or 0
-            failed = session.scalar(select(func.count()).select_from(WebhookDeliveryRow).where(
-                WebhookDeliveryRow.status_code.is_(None) | (WebhookDeliveryRow.status_code >= 300),
-                WebhookDeliveryRow.error.is_not(None), WebhookDeliveryRow.error != "sending",
-            )) or 0
-            disabled = session.scalar(select(func.count()).select_from(WebhookEndpointRow)
-                                      .where(WebhookEndpointRow.disabled_at.is_not(None))) or 0
+            snap = metrics_snapshot(session)
+        by_status = snap.jobs_by_status
         jobs = GaugeMetricFamily("ragq_jobs", "Jobs by status.", labels=["status"])
         for status in JobStatus:
-            jobs.add_metric([status.value], int(by_status.get(status, 0)))
+            jobs.add_metric([status.value], by_status.get(status.value, 0))
         yield jobs
-        yield GaugeMetricFamily("ragq_batches_in_progress", "Batches in progress.", value=running)
+        yield GaugeMetricFamily("ragq_batches_in_progress", "Batches in progress.",
+                                value=snap.batches_in_progress)
         yield CounterMetricFamily("ragq_budget_exhausted_jobs", "Jobs that ran out of budget.",
-                                  value=int(by_status.get(JobStatus.BUDGET_EXHAUSTED, 0)))
+                                  value=by_status.get(JobStatus.BUDGET_EXHAUSTED.value, 0))
         yield CounterMetricFamily("ragq_cost_usd", "Model cost recorded in the ledger, USD.",
-                                  value=float(cost))
+                                  value=snap.cost_usd)
         yield CounterMetricFamily("ragq_webhook_failed_attempts",
-                                  "Webhook attempts without a 2xx answer.", value=int(failed))
+                                  "Webhook attempts without a 2xx answer.",
+                                  value=snap.failed_webhook_attempts)
         yield GaugeMetricFamily("ragq_webhook_endpoints_disabled",
-                                "Webhook endpoints disabled by a 410.", value=int(disabled))
+                                "Webhook endpoints disabled by a 410.",
+                                value=snap.disabled_webhook_endpoints)
         depth = GaugeMetricFamily("ragq_queue_depth", "Messages waiting per queue.",
                                   labels=["queue"])
         for queue, n in queue_depths(effective_broker_url(self._settings)).items():

@@ -32,18 +32,15 @@ def _read(query: Callable[..., Report], target_id: str) -> Report:
     """Run one report query in a read-only session; an unknown id or a ledger that cannot be
     read ends the command with the reason and exit code 1."""
     from ragq.ledger import LedgerNotMigratedError, session_scope
-    from ragq.workers.wiring import build_ledger_engine
+    from ragq.workers.resources import resources_for
 
-    engine = build_ledger_engine(_settings())
     try:
-        with session_scope(engine, readonly=True) as session:
+        with session_scope(resources_for(_settings()).engine, readonly=True) as session:
             return query(session, target_id)
     except LedgerNotMigratedError as exc:
         fail(f"{exc}; from the shell: ragq db upgrade")
     except LedgerError as exc:
         fail(str(exc))
-    finally:
-        engine.dispose()
 
 
 def _usd(value: float | None) -> str:

@@ -31,10 +31,10 @@ def serve(settings: Settings, *, host: str | None, port: int | None) -> None:
 def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool) -> None:
     """Create a key, print it once."""
     from ragq.ledger import create_api_key, session_scope, upgrade
-    from ragq.workers.wiring import build_ledger_engine
+    from ragq.workers.resources import resources_for
 
     upgrade(settings.ledger_url)
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         row, key = create_api_key(session, tenant=tenant, acl=acl)
     if as_json:
         emit_json({"key": key, "id": row.id, "tenant": tenant, "acl": acl})
@@ -47,9 +47,9 @@ def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool
 def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
     """Every key's id, tenant, ACL and state (never the key: only its hash is stored)."""
     from ragq.ledger import list_api_keys, session_scope
-    from ragq.workers.wiring import build_ledger_engine
+    from ragq.workers.resources import resources_for
 
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         rows = [{"id": r.id, "tenant": r.tenant, "acl": list(r.acl),
                  "created_at": r.created_at.isoformat(),
                  "revoked_at": r.revoked_at.isoformat() if r.revoked_at else None}
@@ -66,9 +66,9 @@ def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
 def revoke_key(settings: Settings, *, key_id: str, as_json: bool) -> None:
     """Revoke a key by id: its requests get 401 from then on."""
     from ragq.ledger import revoke_api_key, session_scope
-    from ragq.workers.wiring import build_ledger_engine
+    from ragq.workers.resources import resources_for
 
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         revoked = revoke_api_key(session, key_id=key_id)
     if not revoked:
         fail(f"no live key {key_id} (see `ragq keys list`)")

@@ -17,10 +17,12 @@ from ragq.schemas.document import Document
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.workers.client import client_app
-from ragq.workers.wiring import build_ledger_engine
+from ragq.workers.resources import resources_for
 
-INGEST_DOCUMENTS = Task.INGEST_DOCUMENTS
-FINISH_INGEST = Task.FINISH_INGEST
+# Plain strings: Celery's ``signature()`` takes anything with a ``.name`` for a task object, and
+# an enum member's ``.name`` is "INGEST_DOCUMENTS", not the task's name.
+INGEST_DOCUMENTS = Task.INGEST_DOCUMENTS.value
+FINISH_INGEST = Task.FINISH_INGEST.value
 
 Progress = Callable[[int, int], None]
 
@@ -59,7 +61,7 @@ def ingest_path(
     Raises StackError when no worker finishes the run within ``timeout_s``.
     """
     docs, bad = load(path)
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         run_id = create_ingest_run(
             session, collection=collection, source_path=str(path), documents_total=len(docs)
         ).id

@@ -61,7 +61,6 @@ from ragq.ledger.jobs import (
     finish_job,
     get_batch,
     get_job,
-    job_counts,
     list_batches,
     record_input_error,
     set_job_status,
@@ -115,6 +114,15 @@ from ragq.ledger.steps import (
     record_sub_queries,
     record_verification,
 )
+from ragq.ledger.views import (
+    TRAIL_TABLES,
+    MetricsSnapshot,
+    batch_cost,
+    evidence_records,
+    job_trail,
+    metrics_snapshot,
+    ping,
+)
 from ragq.ledger.webhooks import (
     ClaimedDelivery,
     claim_delivery,
@@ -138,11 +146,18 @@ __all__ = [
     "finish_job",
     "get_batch",
     "get_job",
-    "job_counts",
     "list_batches",
     "record_input_error",
     "set_job_status",
     "start_batch",
+    # reading for the front doors
+    "TRAIL_TABLES",
+    "MetricsSnapshot",
+    "batch_cost",
+    "evidence_records",
+    "job_trail",
+    "metrics_snapshot",
+    "ping",
     # API keys
     "create_api_key",
     "find_api_key",

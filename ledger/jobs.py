@@ -7,6 +7,7 @@ task neither rewrites the result nor bumps the batch counters twice.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -24,6 +25,7 @@ from ragq.ledger.models import (
 )
 from ragq.ledger.results import build_result
 from ragq.ledger.webhooks import record_batch_event, record_job_event
+from ragq.orchestration.batches import BatchTransition, on_cancel, on_job_finished, on_start
 
 __all__ = [
     "add_job",
@@ -35,7 +37,6 @@ __all__ = [
     "finish_job",
     "get_batch",
     "get_job",
-    "job_counts",
     "list_batches",
     "record_input_error",
     "set_job_status",
@@ -88,19 +89,28 @@ def record_input_error(
 
 
 def start_batch(session: Session, *, batch_id: str) -> BatchRow:
-    """Move a validated batch to ``in_progress`` (or straight to ``completed`` when empty)."""
+    """Count a validated batch's jobs and open it: ``in_progress``, or straight to ``completed``
+    when it has none (the decision is :func:`orchestration.batches.on_start`)."""
     batch = get_batch(session, batch_id=batch_id)
     batch.total_count = _count(session, JobRow.batch_id == batch_id)
     batch.invalid_count = int(session.scalar(
         select(func.count()).select_from(BatchInputErrorRow)
         .where(BatchInputErrorRow.batch_id == batch_id)) or 0)
     batch.started_at = utcnow()
-    batch.status = BatchStatus.IN_PROGRESS if batch.total_count else BatchStatus.COMPLETED
-    if not batch.total_count:
-        batch.finished_at = batch.started_at
+    _apply(session, batch, on_start(BatchStatus(batch.status), total_jobs=batch.total_count),
+           at=batch.started_at)
+    return batch
+
+
+def _apply(session: Session, batch: BatchRow, step: BatchTransition,
+           at: datetime | None = None) -> None:
+    """Write a decided transition; the one that ends the batch stamps ``finished_at`` (``at``,
+    default now) and records the batch's webhook event in this same transaction."""
+    batch.status = step.status
+    if step.ended:
+        batch.finished_at = batch.finished_at or at or utcnow()
         session.flush()
         record_batch_event(session, batch=batch)
-    return batch
 
 
 def get_batch(session: Session, *, batch_id: str) -> BatchRow:
@@ -175,16 +185,9 @@ def _count_finished(session: Session, batch_id: str, status: JobStatus) -> None:
     session.execute(update(BatchRow).where(BatchRow.id == batch_id)
                     .values({column: column + 1}))
     open_jobs = _count(session, JobRow.batch_id == batch_id, JobRow.status.in_(_OPEN))
-    if open_jobs == 0:
-        batch = session.get(BatchRow, batch_id, populate_existing=True)
-        assert batch is not None
-        if batch.status in (BatchStatus.IN_PROGRESS, BatchStatus.FINALIZING):
-            batch.status = BatchStatus.COMPLETED
-        elif batch.status is BatchStatus.CANCELLING:
-            batch.status = BatchStatus.CANCELLED
-        batch.finished_at = batch.finished_at or utcnow()
-        session.flush()
-        record_batch_event(session, batch=batch)
+    batch = session.get(BatchRow, batch_id, populate_existing=True)
+    assert batch is not None  # the job references it
+    _apply(session, batch, on_job_finished(BatchStatus(batch.status), open_jobs=open_jobs))
 
 
 def cancel_job(session: Session, *, job_id: str) -> bool:
@@ -200,18 +203,14 @@ def cancel_batch(session: Session, *, batch_id: str) -> int:
     """Cancel every open job of a batch; finished results are kept. Returns how many."""
     _lock_batch(session, batch_id)
     batch = get_batch(session, batch_id=batch_id)
-    if batch.status in (BatchStatus.VALIDATING, BatchStatus.IN_PROGRESS):
-        batch.status = BatchStatus.CANCELLING
     open_ids = session.scalars(
         select(JobRow.id).where(JobRow.batch_id == batch_id, JobRow.status.in_(_OPEN))
     ).all()
-    cancelled = sum(cancel_job(session, job_id=j) for j in open_ids)
-    if batch.status is BatchStatus.CANCELLING and not open_ids:
-        batch.status = BatchStatus.CANCELLED
-        batch.finished_at = batch.finished_at or utcnow()
-        session.flush()
-        record_batch_event(session, batch=batch)
-    return cancelled
+    _apply(session, batch, on_cancel(BatchStatus(batch.status), open_jobs=len(open_ids)))
+    # Flushed before the jobs end: the last one's end reloads the batch and must see
+    # ``cancelling`` to make it ``cancelled``.
+    session.flush()
+    return sum(cancel_job(session, job_id=j) for j in open_ids)
 
 
 def batch_jobs(session: Session, *, batch_id: str) -> list[JobRow]:
@@ -235,13 +234,6 @@ def batch_errors(session: Session, *, batch_id: str) -> list[BatchInputErrorRow]
     return list(session.scalars(select(BatchInputErrorRow)
                                 .where(BatchInputErrorRow.batch_id == batch_id)
                                 .order_by(BatchInputErrorRow.line)))
-
-
-def job_counts(session: Session, *, batch_id: str) -> dict[str, int]:
-    """Jobs of the batch by status."""
-    rows = session.execute(select(JobRow.status, func.count()).where(JobRow.batch_id == batch_id)
-                           .group_by(JobRow.status))
-    return {str(status): int(n) for status, n in rows}
 
 
 def _count(session: Session, *conditions: Any) -> int:

@@ -19,7 +19,13 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger.models import BatchRow, JobRow, WebhookDeliveryRow, WebhookEndpointRow, utcnow
 from ragq.schemas.statuses import BatchStatus, JobStatus
-from ragq.schemas.webhook import BATCH_EVENT, JOB_EVENT, event_id
+from ragq.schemas.webhook import (
+    BATCH_EVENT,
+    BatchEventCounts,
+    WebhookEvent,
+    batch_event,
+    job_event,
+)
 
 __all__ = [
     "ClaimedDelivery",
@@ -52,54 +58,52 @@ def ensure_endpoint(session: Session, *, tenant: str, url: str,
     return row
 
 
-def _record_event(session: Session, *, tenant: str, url: str, event_type: str,
-                  batch_id: str | None, job_id: str | None, data: dict[str, Any]) -> str | None:
-    webhook_id = event_id(event_type, job_id or batch_id or "")
+def _record_event(session: Session, *, tenant: str, url: str, event: WebhookEvent,
+                  batch_id: str | None, job_id: str | None) -> str | None:
+    webhook_id = event.webhook_id
     exists = session.scalar(select(WebhookDeliveryRow.id)
                             .where(WebhookDeliveryRow.webhook_id == webhook_id))
     if exists:
         return None
     endpoint_id = session.scalar(select(WebhookEndpointRow.id).where(
         WebhookEndpointRow.tenant == tenant, WebhookEndpointRow.url == url))
-    now = utcnow()
-    payload = {"type": event_type, "timestamp": now.isoformat(), "data": data}
     try:
         with session.begin_nested():
             session.add(WebhookDeliveryRow(
                 webhook_id=webhook_id, endpoint_id=endpoint_id, batch_id=batch_id, job_id=job_id,
-                event_type=event_type, url=url, payload=payload, attempt=1, next_attempt_at=now))
+                event_type=event.type, url=url, payload=event.model_dump(mode="json"),
+                attempt=1, next_attempt_at=event.timestamp))
     except IntegrityError:
         return None  # recorded by a concurrent ending of the same entity
     return webhook_id
 
 
 def record_job_event(session: Session, *, job: JobRow) -> str | None:
-    """Record a job's ending for its webhook (if the job has one); returns the webhook id."""
+    """Record a job's ending for its webhook (if the job has one); returns the webhook id.
+    The payload is :func:`schemas.webhook.job_event`'s, validated."""
     url = (job.meta or {}).get("webhook_url")
     if not url:
         return None
-    data = {"job_id": job.id, "batch_id": job.batch_id, "custom_id": job.custom_id,
-            "status": str(job.status), "stop_reason": job.stop_reason,
-            "results_url": f"/v1/jobs/{job.id}"}
-    return _record_event(session, tenant=job.tenant, url=url,
-                         event_type=JOB_EVENT[JobStatus(job.status)], batch_id=job.batch_id,
-                         job_id=job.id, data=data)
+    event = job_event(job_id=job.id, batch_id=job.batch_id, custom_id=job.custom_id,
+                      status=JobStatus(job.status), stop_reason=job.stop_reason, at=utcnow())
+    return _record_event(session, tenant=job.tenant, url=url, event=event,
+                         batch_id=job.batch_id, job_id=job.id)
 
 
 def record_batch_event(session: Session, *, batch: BatchRow) -> str | None:
-    """Record a batch's ending for its webhook (if it has one); returns the webhook id."""
-    event_type = BATCH_EVENT.get(BatchStatus(batch.status))
-    if not batch.webhook_url or event_type is None:
+    """Record a batch's ending for its webhook (if it has one and has finished); returns the
+    webhook id. The payload is :func:`schemas.webhook.batch_event`'s, validated."""
+    status = BatchStatus(batch.status)
+    if not batch.webhook_url or status not in BATCH_EVENT:
         return None
-    counts = {"total": batch.total_count, "completed": batch.completed_count,
-              "insufficient_evidence": batch.insufficient_evidence_count,
-              "budget_exhausted": batch.budget_exhausted_count, "failed": batch.failed_count,
-              "cancelled": batch.cancelled_count, "invalid": batch.invalid_count}
-    data = {"batch_id": batch.id, "status": str(batch.status), "counts": counts,
-            "results_url": f"/v1/batches/{batch.id}/results",
-            "errors_url": f"/v1/batches/{batch.id}/errors"}
-    return _record_event(session, tenant=batch.tenant, url=batch.webhook_url,
-                         event_type=event_type, batch_id=batch.id, job_id=None, data=data)
+    counts = BatchEventCounts(
+        total=batch.total_count, completed=batch.completed_count,
+        insufficient_evidence=batch.insufficient_evidence_count,
+        budget_exhausted=batch.budget_exhausted_count, failed=batch.failed_count,
+        cancelled=batch.cancelled_count, invalid=batch.invalid_count)
+    event = batch_event(batch_id=batch.id, status=status, counts=counts, at=utcnow())
+    return _record_event(session, tenant=batch.tenant, url=batch.webhook_url, event=event,
+                         batch_id=batch.id, job_id=None)
 
 
 def first_attempts(session: Session, *, job_ids: Sequence[str] = (),

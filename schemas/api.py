@@ -10,6 +10,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragq.schemas.ticket import Budget
 
+# The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
+# them and webhook payloads point at them (``JOB_PATH.format(job_id=...)``), so they cannot drift.
+
+BATCHES_PATH = "/v1/batches"
+BATCH_PATH = BATCHES_PATH + "/{batch_id}"
+BATCH_RESULTS_PATH = BATCH_PATH + "/results"
+BATCH_ERRORS_PATH = BATCH_PATH + "/errors"
+BATCH_CANCEL_PATH = BATCH_PATH + "/cancel"
+JOBS_PATH = "/v1/jobs"
+JOB_PATH = JOBS_PATH + "/{job_id}"
+JOB_EVIDENCE_PATH = JOB_PATH + "/evidence"
+JOB_LEDGER_PATH = JOB_PATH + "/ledger"
+HEALTH_PATH = "/healthz"
+METRICS_PATH = "/metrics"
+
 
 class BatchCreate(BaseModel):
     """``POST /v1/batches`` as JSON (a JSONL upload carries the same options as query fields)."""

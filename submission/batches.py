@@ -7,9 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
-
-from sqlalchemy.orm import Session
+from typing import IO, TYPE_CHECKING, Any
 
 from ragq.errors import StackError
 from ragq.ledger import (
@@ -19,7 +17,6 @@ from ragq.ledger import (
     cancel_job,
     create_batch,
     ensure_endpoint,
-    first_attempts,
     get_batch,
     get_job,
     record_input_error,
@@ -27,6 +24,7 @@ from ragq.ledger import (
     start_batch,
 )
 from ragq.ledger.errors import LedgerNotFoundError
+from ragq.orchestration.batches import FINISHED_BATCH_STATUSES
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Ticket
@@ -36,11 +34,13 @@ from ragq.submission.tickets import Limits, TicketError, read_ticket_file, read_
 from ragq.submission.views import describe
 from ragq.webhooks import check_url, new_secret
 from ragq.workers.client import client_app
-from ragq.workers.wiring import build_ledger_engine
+from ragq.workers.outbox import send_pending_webhooks
+from ragq.workers.resources import resources_for
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 ROUTE = Task.ROUTE
-DELIVER_WEBHOOK = Task.DELIVER_WEBHOOK
-FINISHED_BATCH = {BatchStatus.COMPLETED, BatchStatus.CANCELLED, BatchStatus.FAILED}
 Parsed = Sequence[tuple[int, Ticket | TicketError]]
 
 
@@ -107,7 +107,7 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
     Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused."""
     caller, options = caller or caller_of(settings), options or BatchOptions()
     secret = None
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         if options.webhook_url:
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=options.webhook_url)
@@ -156,11 +156,8 @@ def _enqueue(settings: Settings, job_ids: Sequence[str]) -> None:
 
 def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | None) -> None:
     """Enqueue the events a front-door action ended (a cancel, an all-invalid batch)."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
-        ids = first_attempts(session, job_ids=job_ids, batch_id=batch_id)
-    app = client_app(settings)
-    for webhook_id in ids:
-        app.send_task(DELIVER_WEBHOOK, args=(webhook_id, 1))
+    send_pending_webhooks(client_app(settings), resources_for(settings).engine, job_ids=job_ids,
+                          batch_id=batch_id)
 
 
 def submit_file(settings: Settings, path: Path, *, collection: str,
@@ -200,7 +197,7 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
     caller = caller or caller_of(settings)
     client_app(settings)
     secret = None
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         acl = capped_acl(ticket, caller, 1)
         if isinstance(acl, TicketError):
             raise InputError(acl.message)
@@ -232,7 +229,7 @@ def wait(settings: Settings, target: str, *, on_progress: Callable[[int, int], N
             counts = view["counts"]
             if on_progress:
                 on_progress(counts["finished"], counts["total"])
-            if BatchStatus(view["status"]) in FINISHED_BATCH:
+            if BatchStatus(view["status"]) in FINISHED_BATCH_STATUSES:
                 return view
         elif view["status"] in {s.value for s in TERMINAL_JOB_STATUSES}:
             return view
@@ -246,7 +243,7 @@ def cancel(settings: Settings, target: str, *, caller: Caller | None = None) -> 
     """Cancel a batch's open jobs, or one job; returns how many jobs were cancelled. Running
     jobs stop at their next step; finished results are kept. Raises NotFoundError."""
     kind = "batch" if target.startswith("bat_") else "job"
-    with session_scope(build_ledger_engine(settings)) as session:
+    with session_scope(resources_for(settings).engine) as session:
         try:
             row = (get_batch(session, batch_id=target) if kind == "batch"
                    else get_job(session, job_id=target))

@@ -4,41 +4,28 @@ batch or job is reported as not found."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
-
-from sqlalchemy import func, inspect, select
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING, Any
 
 from ragq.ledger import (
+    BatchRow,
+    JobRow,
+    batch_cost,
     batch_errors,
     batch_jobs,
+    evidence_records,
     get_batch,
     get_job,
-    job_evidence,
+    job_trail,
     list_batches,
     session_scope,
 )
 from ragq.ledger.errors import LedgerNotFoundError
-from ragq.ledger.models import (
-    AnswerRow,
-    BatchRow,
-    BudgetChargeRow,
-    JobRow,
-    ModelCallRow,
-    PlanRow,
-    RetrievalRequestRow,
-    SubQueryRow,
-    SufficiencyCheckRow,
-    VerificationRow,
-    WebhookDeliveryRow,
-)
 from ragq.settings import Settings
 from ragq.submission.access import Caller, not_found, require_tenant
-from ragq.workers.wiring import build_ledger_engine
+from ragq.workers.resources import resources_for
 
-TRAIL = [PlanRow, SubQueryRow, RetrievalRequestRow, SufficiencyCheckRow, VerificationRow,
-         ModelCallRow, BudgetChargeRow, AnswerRow, WebhookDeliveryRow]
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 def _batch(session: Session, batch_id: str, caller: Caller | None) -> BatchRow:
@@ -57,13 +44,6 @@ def _job(session: Session, job_id: str, caller: Caller | None) -> JobRow:
         raise not_found(exc, "job", job_id) from exc
     require_tenant(job, caller, kind="job", key=job_id)
     return job
-
-
-def _batch_cost(session: Session, batch_id: str) -> float:
-    total = session.scalar(select(func.coalesce(func.sum(ModelCallRow.cost_usd), 0))
-                           .join(JobRow, JobRow.id == ModelCallRow.job_id)
-                           .where(JobRow.batch_id == batch_id))
-    return float(total or 0)
 
 
 def batch_view(batch: BatchRow, cost_usd: float | None = None) -> dict[str, Any]:
@@ -97,16 +77,17 @@ def describe(settings: Settings, target: str, *, caller: Caller | None = None
              ) -> dict[str, Any]:
     """Status of a batch (counts, cost so far) or a job (status, route, result). Raises
     NotFoundError for an unknown id or another tenant's."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         if target.startswith("bat_"):
-            return batch_view(_batch(session, target, caller), _batch_cost(session, target))
+            return batch_view(_batch(session, target, caller),
+                              batch_cost(session, batch_id=target))
         return job_view(_job(session, target, caller))
 
 
 def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: str | None
                      ) -> list[dict[str, Any]]:
     """The caller's batches, newest first, ``limit`` after the cursor ``after`` (a batch id)."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         return [batch_view(b) for b in list_batches(session, tenant=caller.tenant, limit=limit,
                                                     after=after)]
 
@@ -114,7 +95,7 @@ def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: s
 def results(settings: Settings, batch_id: str, *, caller: Caller | None = None
             ) -> list[dict[str, Any]]:
     """One result per job of the batch, in input order; unfinished jobs show their status."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         _batch(session, batch_id, caller)
         return [job.result or {"custom_id": job.custom_id, "job_id": job.id,
                                "status": str(job.status), "route": job.route}
@@ -124,7 +105,7 @@ def results(settings: Settings, batch_id: str, *, caller: Caller | None = None
 def errors(settings: Settings, batch_id: str, *, caller: Caller | None = None
            ) -> list[dict[str, Any]]:
     """The batch's rejected lines, then its failed jobs, as errors JSONL records."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         _batch(session, batch_id, caller)
         out: list[dict[str, Any]] = [
             {"line": e.line, "custom_id": e.custom_id,
@@ -141,27 +122,14 @@ def evidence(settings: Settings, job_id: str, *, caller: Caller | None = None
              ) -> list[dict[str, Any]]:
     """Every evidence item the job retrieved: document, chunk, score, version, sub-query, and
     whether it reached the answer model."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         _job(session, job_id, caller)
-        return [_row_dict(r) for r in job_evidence(session, job_id=job_id)]
+        return evidence_records(session, job_id=job_id)
 
 
 def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> dict[str, Any]:
     """The job's ledger: every plan, sub-query, retrieval, check, verification, model call,
     budget charge, answer and webhook delivery, oldest first, by table."""
-    with session_scope(build_ledger_engine(settings), readonly=True) as session:
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
         job = _job(session, job_id, caller)
-        out: dict[str, Any] = {"job": job_view(job)}
-        for model in TRAIL:
-            rows = session.scalars(select(model).where(model.job_id == job_id)
-                                   .order_by(model.created_at))
-            out[model.__tablename__] = [_row_dict(r) for r in rows]
-        return out
-
-
-def _row_dict(row: Any) -> dict[str, Any]:
-    values = {}
-    for attr in inspect(row).mapper.column_attrs:
-        value = getattr(row, attr.key)
-        values[attr.key] = float(value) if isinstance(value, Decimal) else value
-    return values
+        return {"job": job_view(job), **job_trail(session, job_id=job_id)}

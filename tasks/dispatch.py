@@ -1,6 +1,6 @@
 """What a flow step sends, as Celery messages: job-level steps by name, a layer as a chord of
-sub-query pipelines ending in ``after_layer``, webhook attempts. Tasks are addressed by name,
-so no task module is imported here."""
+sub-query pipelines ending in ``after_layer``, webhook attempts (the one place they are sent).
+Tasks are addressed by name, so no task module is imported here."""
 
 from __future__ import annotations
 
@@ -40,5 +40,15 @@ class CeleryDispatcher:
         chord(header, body).apply_async()
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
+        send_webhook_attempts(self._app, webhook_ids)
+
+
+def send_webhook_attempts(app: Celery, webhook_ids: Sequence[str]) -> int:
+    """Hand attempt 1 of each event to the delivery task, over one producer (a cancelled
+    5,000-job batch has as many events); returns how many were sent."""
+    if not webhook_ids:
+        return 0
+    with app.producer_or_acquire() as producer:
         for webhook_id in webhook_ids:
-            self._app.send_task(Task.DELIVER_WEBHOOK, args=(webhook_id, 1))
+            app.send_task(Task.DELIVER_WEBHOOK, args=(webhook_id, 1), producer=producer)
+    return len(webhook_ids)

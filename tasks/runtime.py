@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ragq.tasks.runner import Runner
+    from ragq.webhooks import WebhookSender
 
 
 class Resources(Adapters, Protocol):
@@ -23,6 +24,9 @@ class Resources(Adapters, Protocol):
 
     @property
     def runner(self) -> Runner: ...
+
+    @property
+    def webhook_sender(self) -> WebhookSender: ...
 
 
 def settings(task: Any) -> Settings:

@@ -1,20 +1,19 @@
 """Webhook delivery (SPEC C15): one task per attempt, on the bookkeeping queue.
 
-Events are recorded by the ledger when a job or batch ends; whoever ended it calls
-:func:`enqueue_webhooks` after committing. An attempt is claimed before it is sent, so duplicate
-tasks (a redelivered finalize enqueues again) send it once; a failed attempt schedules the next
-one as a new ledger row and a task with a countdown.
+Events are recorded by the ledger when a job or batch ends; whoever ended it sends their first
+attempts after committing (:func:`ragq.tasks.dispatch.send_webhook_attempts`). An attempt is
+claimed before it is sent, so duplicate tasks (a redelivered last step sends again) send it once;
+a failed attempt schedules the next one as a new ledger row and a task with a countdown.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from celery import Celery, shared_task
+from celery import shared_task
 from sqlalchemy.engine import Engine
 
 from ragq.errors import WebhookSendError, WebhookUrlError
@@ -22,8 +21,6 @@ from ragq.ledger import (
     ClaimedDelivery,
     claim_delivery,
     disable_endpoint,
-    first_attempts,
-    get_job,
     record_attempt,
     schedule_attempt,
     session_scope,
@@ -103,12 +100,11 @@ def deliver(engine: Engine, sender: WebhookSender, cfg: Settings, *, webhook_id:
 
 @shared_task(name=DELIVER, bind=True)
 def deliver_webhook(self: Any, webhook_id: str, attempt: int = 1) -> str:
-    """Send one attempt of one event; schedule the next attempt when it fails."""
+    """Send one attempt of one event with the process's sender; schedule the next attempt
+    when it fails."""
     res = resources(self)
-    from ragq.workers.wiring import build_webhook_sender
-
-    result = deliver(res.engine, build_webhook_sender(settings(self)), settings(self),
-                     webhook_id=webhook_id, attempt=attempt)
+    result = deliver(res.engine, res.webhook_sender, settings(self), webhook_id=webhook_id,
+                     attempt=attempt)
     if result is None:
         return "already_sent"
     if result.step is NextStep.RETRY and result.delay_s is not None:
@@ -116,25 +112,5 @@ def deliver_webhook(self: Any, webhook_id: str, attempt: int = 1) -> str:
     return result.step.value
 
 
-def send_deliveries(app: Celery, webhook_ids: Iterable[str]) -> int:
-    """Enqueue the first attempt of each event; returns how many were enqueued."""
-    count = 0
-    for webhook_id in webhook_ids:
-        app.send_task(DELIVER, args=(webhook_id, 1))
-        count += 1
-    return count
 
-
-def enqueue_webhooks(app: Celery, engine: Engine, *, job_id: str) -> int:
-    """Enqueue the unsent events of a job and of its batch (call after the ending committed).
-
-    Safe to call again (a redelivered task does): a duplicate task finds its attempt claimed.
-    """
-    with session_scope(engine, readonly=True) as session:
-        batch_id = get_job(session, job_id=job_id).batch_id
-        ids = first_attempts(session, job_ids=[job_id], batch_id=batch_id)
-    return send_deliveries(app, ids)
-
-
-__all__ = ["DELIVER", "AttemptResult", "deliver", "deliver_webhook", "enqueue_webhooks",
-           "send_deliveries"]
+__all__ = ["DELIVER", "AttemptResult", "deliver", "deliver_webhook"]

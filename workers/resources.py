@@ -1,4 +1,8 @@
-"""Adapters a worker process holds for its lifetime, built once from settings on first use.
+"""Adapters a process holds for its lifetime, built once from settings on first use.
+
+Worker processes, the API and the CLI all borrow them through :func:`resources_for`, keyed by
+the settings' value: a front door that builds its settings again on every call (or a poll loop)
+still gets the one engine and sender of its process instead of a new pool each time.
 
 In the embedded topology the vector store is owned by exactly one process; opening it lazily
 means a worker that never serves a retrieval or ingest task never takes the ownership lock.
@@ -22,6 +26,7 @@ from ragq.workers.wiring import (
     build_provider,
     build_token_counter,
     build_vector_store,
+    build_webhook_sender,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +39,7 @@ if TYPE_CHECKING:
     from ragq.tasks.runner import Runner
     from ragq.tasks.work import QueryVectors
     from ragq.vectorstore.base import VectorStore
+    from ragq.webhooks import WebhookSender
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,7 +47,7 @@ T = TypeVar("T")
 
 @dataclass
 class WorkerResources:
-    """Lazily-built adapters of one worker process, safe to share across its threads."""
+    """Lazily-built adapters of one process, safe to share across its threads."""
 
     settings: Settings
     # Re-entrant: building one adapter may need another (the runner needs the engine).
@@ -55,6 +61,7 @@ class WorkerResources:
     _plan_cache: PlanCache | None = None
     _query_vectors: QueryVectors | None = None
     _runner: Runner | None = None
+    _webhook_sender: WebhookSender | None = None
 
     def _once(self, name: str, build: Callable[[], T]) -> T:
         """The adapter held in attribute ``name``, built on first use (once, across threads)."""
@@ -118,8 +125,13 @@ class WorkerResources:
         config = build_flow_config(self.settings, self.count_tokens)
         return Runner(SqlFlowLedger(self.engine), self, config)
 
+    @property
+    def webhook_sender(self) -> WebhookSender:
+        return self._once("_webhook_sender", lambda: build_webhook_sender(self.settings))
+
     def close(self) -> None:
-        """Release the store (and its ownership lock) and the database pool."""
+        """Release the store (and its ownership lock), the database pool and the sender's
+        connections (when it holds any)."""
         with self._lock:
             if self._store is not None:
                 self._store.close()
@@ -127,18 +139,23 @@ class WorkerResources:
             if self._engine is not None:
                 self._engine.dispose()
                 self._engine = None
+            close_sender = getattr(self._webhook_sender, "close", None)
+            if callable(close_sender):
+                close_sender()
+            self._webhook_sender = None
 
 
-_registry: dict[int, WorkerResources] = {}
+_registry: dict[Settings, WorkerResources] = {}
 _registry_lock = threading.Lock()
 
 
 def resources_for(settings: Settings) -> WorkerResources:
-    """The process-wide resources for these settings (one set per settings object)."""
+    """The process-wide resources for these settings: one set per settings value (settings are
+    frozen and hashable), so equal settings built twice share one engine, store and sender."""
     with _registry_lock:
-        found = _registry.get(id(settings))
+        found = _registry.get(settings)
         if found is None:
-            found = _registry[id(settings)] = WorkerResources(settings)
+            found = _registry[settings] = WorkerResources(settings)
         return found
 
 

@@ -15,11 +15,22 @@ from ragq import submission
 from ragq.api.deps import CallerDep, SettingsDep
 from ragq.api.upload import JSONL_TYPES, check_declared_length, read_body
 from ragq.errors import InputError, NotFoundError
-from ragq.schemas.api import BatchCreate, BatchList, BatchOut, CancelOut, ErrorOut
+from ragq.schemas.api import (
+    BATCH_CANCEL_PATH,
+    BATCH_ERRORS_PATH,
+    BATCH_PATH,
+    BATCH_RESULTS_PATH,
+    BATCHES_PATH,
+    BatchCreate,
+    BatchList,
+    BatchOut,
+    CancelOut,
+    ErrorOut,
+)
 from ragq.settings import Settings
 from ragq.submission import BatchOptions, Caller
 
-router = APIRouter(prefix="/v1/batches", tags=["batches"],
+router = APIRouter(tags=["batches"],
                    responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
 
 UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
@@ -67,7 +78,7 @@ def _budget_field(text: str | None) -> dict[str, Any] | None:
     return submission.parse_budget(text) if text else None
 
 
-@router.post("", status_code=201, response_model=BatchOut, openapi_extra=UPLOAD_DOC,
+@router.post(BATCHES_PATH, status_code=201, response_model=BatchOut, openapi_extra=UPLOAD_DOC,
              responses={413: {"model": ErrorOut}, 422: {"model": ErrorOut}})
 async def create_batch(
     request: Request, settings: SettingsDep, caller: CallerDep,
@@ -97,7 +108,7 @@ async def create_batch(
     return await run_in_threadpool(_submit_jsonl, settings, raw, fields, source, caller)
 
 
-@router.get("", response_model=BatchList)
+@router.get(BATCHES_PATH, response_model=BatchList)
 def list_batches(
     settings: SettingsDep, caller: CallerDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
@@ -110,7 +121,7 @@ def list_batches(
                      last_id=page[-1].id if page else None, has_more=len(views) > limit)
 
 
-@router.get("/{batch_id}", response_model=BatchOut)
+@router.get(BATCH_PATH, response_model=BatchOut)
 def get_batch(batch_id: str, settings: SettingsDep, caller: CallerDep) -> BatchOut:
     """Status, counts by status, timestamps and cost so far."""
     return BatchOut(**submission.describe(settings, batch_id, caller=caller))
@@ -121,21 +132,21 @@ def _jsonl(records: list[dict[str, Any]]) -> StreamingResponse:
     return StreamingResponse(lines, media_type="application/jsonl")
 
 
-@router.get("/{batch_id}/results", response_class=StreamingResponse,
+@router.get(BATCH_RESULTS_PATH, response_class=StreamingResponse,
             responses={200: {"content": {"application/jsonl": {}}}})
 def get_results(batch_id: str, settings: SettingsDep, caller: CallerDep) -> StreamingResponse:
     """The results JSONL: one line per accepted ticket, in input order, matched by custom_id."""
     return _jsonl(submission.results(settings, batch_id, caller=caller))
 
 
-@router.get("/{batch_id}/errors", response_class=StreamingResponse,
+@router.get(BATCH_ERRORS_PATH, response_class=StreamingResponse,
             responses={200: {"content": {"application/jsonl": {}}}})
 def get_errors(batch_id: str, settings: SettingsDep, caller: CallerDep) -> StreamingResponse:
     """The errors JSONL: rejected lines (line number, reason), then failed jobs."""
     return _jsonl(submission.errors(settings, batch_id, caller=caller))
 
 
-@router.post("/{batch_id}/cancel", response_model=CancelOut)
+@router.post(BATCH_CANCEL_PATH, response_model=CancelOut)
 def cancel_batch(batch_id: str, settings: SettingsDep, caller: CallerDep) -> CancelOut:
     """Cancel the open jobs: running ones stop at their next step; finished results are kept."""
     if not batch_id.startswith("bat_"):

@@ -10,12 +10,20 @@ from starlette.concurrency import run_in_threadpool
 from ragq import submission
 from ragq.api.deps import CallerDep, SettingsDep
 from ragq.errors import InputError, LimitExceededError, NotFoundError
-from ragq.schemas.api import ErrorOut, JobCreate, JobOut
+from ragq.schemas.api import (
+    JOB_EVIDENCE_PATH,
+    JOB_LEDGER_PATH,
+    JOB_PATH,
+    JOBS_PATH,
+    ErrorOut,
+    JobCreate,
+    JobOut,
+)
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
 from ragq.submission import Caller
 
-router = APIRouter(prefix="/v1/jobs", tags=["jobs"],
+router = APIRouter(tags=["jobs"],
                    responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
 
 
@@ -41,7 +49,8 @@ def _submit(settings: Settings, body: JobCreate, caller: Caller) -> JobOut:
     return JobOut(**view, webhook_secret=sent.webhook_secret)
 
 
-@router.post("", status_code=201, response_model=JobOut, responses={422: {"model": ErrorOut}})
+@router.post(JOBS_PATH, status_code=201, response_model=JobOut,
+             responses={422: {"model": ErrorOut}})
 async def create_job(body: JobCreate, settings: SettingsDep, caller: CallerDep) -> JobOut:
     """Submit one question; its ACL is capped to the API key's."""
     return await run_in_threadpool(_submit, settings, body, caller)
@@ -53,20 +62,20 @@ def _job_id(job_id: str) -> str:
     return job_id
 
 
-@router.get("/{job_id}", response_model=JobOut)
+@router.get(JOB_PATH, response_model=JobOut)
 def get_job(job_id: str, settings: SettingsDep, caller: CallerDep) -> JobOut:
     """Status, route and, once ended, the result line."""
     return JobOut(**submission.describe(settings, _job_id(job_id), caller=caller))
 
 
-@router.get("/{job_id}/evidence")
+@router.get(JOB_EVIDENCE_PATH)
 def get_evidence(job_id: str, settings: SettingsDep, caller: CallerDep
                  ) -> list[dict[str, Any]]:
     """Every evidence item the job retrieved (doc, chunk, score, version, in_context)."""
     return submission.evidence(settings, _job_id(job_id), caller=caller)
 
 
-@router.get("/{job_id}/ledger")
+@router.get(JOB_LEDGER_PATH)
 def get_ledger(job_id: str, settings: SettingsDep, caller: CallerDep) -> dict[str, Any]:
     """The job's ledger trail, by table: why it answered what it answered, and what it cost."""
     return submission.trail(settings, _job_id(job_id), caller=caller)

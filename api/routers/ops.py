@@ -10,12 +10,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 
 from ragq.api.health import check_broker, check_database, check_vectors, run_checks
-from ragq.schemas.api import HealthOut
+from ragq.schemas.api import HEALTH_PATH, METRICS_PATH, HealthOut
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/healthz", response_model=HealthOut, responses={503: {"model": HealthOut}})
+@router.get(HEALTH_PATH, response_model=HealthOut, responses={503: {"model": HealthOut}})
 async def healthz(request: Request) -> JSONResponse:
     """200 when broker, ledger database and vector store answer; 503 naming the one that
     does not."""
@@ -30,7 +30,7 @@ async def healthz(request: Request) -> JSONResponse:
     return JSONResponse(body.model_dump(), status_code=200 if ok else 503)
 
 
-@router.get("/metrics", response_class=Response)
+@router.get(METRICS_PATH, response_class=Response)
 async def metrics(request: Request) -> Response:
     """Prometheus text format: jobs by status, batches in progress, queue depth, budget
     exhaustion, cost, webhook failures."""

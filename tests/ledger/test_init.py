@@ -15,8 +15,11 @@ MODULES = [
     "ragq.ledger.errors",
     "ragq.ledger.ids",
     "ragq.ledger.ingest_runs",
+    "ragq.ledger.jobs",
     "ragq.ledger.migrate",
     "ragq.ledger.models",
+    "ragq.ledger.views",
+    "ragq.ledger.webhooks",
 ]
 
 

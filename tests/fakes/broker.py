@@ -1,0 +1,42 @@
+"""An in-process broker for front-door tests: kombu's ``memory://`` transport behind a real
+Celery client app, so what the code sends by name can be read back off its queue without a
+stack (nothing leaves the process)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragq.ledger import upgrade
+from ragq.schemas.tasks import Queue
+from ragq.settings import Settings, build_settings
+from ragq.workers.client import client_app
+
+
+def memory_settings(home: Path, **more: Any) -> Settings:
+    """Settings of a migrated SQLite ledger under ``home`` and an in-process broker."""
+    settings = build_settings(home=home, broker_url="memory://",
+                              result_backend_url="cache+memory://", **more)
+    upgrade(settings.ledger_url)
+    return settings
+
+
+def drain_messages(settings: Settings, queue: Queue) -> list[tuple[dict[str, Any], Any]]:
+    """Take every message waiting on ``queue``: (headers, decoded body), in send order."""
+    out: list[tuple[dict[str, Any], Any]] = []
+    with client_app(settings).connection_for_read() as connection:
+        waiting = connection.SimpleQueue(queue.value, no_ack=True)
+        try:
+            while True:
+                try:
+                    message = waiting.get(timeout=0.05)
+                except waiting.Empty:
+                    return out
+                out.append((dict(message.headers), message.payload))
+        finally:
+            waiting.close()
+
+
+def drain(settings: Settings, queue: Queue) -> list[tuple[str, list[Any]]]:
+    """Take every message waiting on ``queue``: (task name, positional args), in send order."""
+    return [(headers["task"], list(body[0])) for headers, body in drain_messages(settings, queue)]
