@@ -19,11 +19,6 @@ from ragq.settings import Settings
 from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
 
-# Plain strings: Celery's ``signature()`` takes anything with a ``.name`` for a task object, and
-# an enum member's ``.name`` is "INGEST_DOCUMENTS", not the task's name.
-INGEST_DOCUMENTS = Task.INGEST_DOCUMENTS.value
-FINISH_INGEST = Task.FINISH_INGEST.value
-
 Progress = Callable[[int, int], None]
 
 
@@ -73,12 +68,13 @@ def ingest_path(
     batches = _batches(docs, settings.ingest_batch_docs)
     header = [
         app.signature(
-            INGEST_DOCUMENTS, args=(run_id, collection, [d.model_dump(mode="json") for d in b]),
+            Task.INGEST_DOCUMENTS,
+            args=(run_id, collection, [d.model_dump(mode="json") for d in b]),
             argsrepr=f"({run_id!r}, {collection!r}, <{len(b)} documents>)",
         )
         for b in batches
     ]
-    result = chord(header)(app.signature(FINISH_INGEST, kwargs={"run_id": run_id}))
+    result = chord(header)(app.signature(Task.FINISH_INGEST, kwargs={"run_id": run_id}))
     report.counts = _follow(result, batches, on_progress, timeout_s)
     return report
 

@@ -1,39 +1,16 @@
 """The ledger: every batch, job, step, charge and answer of ragq in one SQL database (SPEC C10).
 
-SQLite by default, PostgreSQL by URL. Build an engine with :func:`make_engine`, bring the schema up
-to date with :func:`upgrade`, and write through the keyword-only functions below inside
-:func:`session_scope`, which commits, rolls back and turns database errors into
-:class:`LedgerError` subclasses.
+SQLite by default, PostgreSQL by URL. Build an engine with :func:`make_engine` (once per
+process), bring the schema up to date with :func:`upgrade`. The job flow reads and writes
+through its port, :class:`FlowLedger` (:class:`SqlFlowLedger` here, :class:`MemoryLedger` in
+process); the front door calls the keyword-only functions below inside :func:`session_scope`,
+which commits, rolls back and turns database errors into :class:`LedgerError` subclasses. The
+tables themselves (``ragq.ledger.models``) are the ledger's own business.
 """
 
-from ragq.ledger.api_keys import (
-    create_api_key,
-    find_api_key,
-    hash_key,
-    list_api_keys,
-    revoke_api_key,
-)
-from ragq.ledger.budgets import (
-    MultiCharge,
-    charge_many,
-    create_job_budget,
-    ensure_job_budget,
-    get_job_budget,
-)
-from ragq.ledger.db import (
-    SQLITE_BUSY_TIMEOUT_MS,
-    ledger_errors,
-    make_engine,
-    make_session_factory,
-    normalize_url,
-    session_scope,
-)
-from ragq.ledger.documents import (
-    UpsertOutcome,
-    current_versions,
-    get_documents,
-    upsert_document,
-)
+from ragq.ledger.api_keys import create_api_key, find_api_key, list_api_keys, revoke_api_key
+from ragq.ledger.db import make_engine, normalize_url, session_scope
+from ragq.ledger.documents import UpsertOutcome, current_versions, get_documents, upsert_document
 from ragq.ledger.errors import (
     LedgerConfigurationError,
     LedgerError,
@@ -42,9 +19,7 @@ from ragq.ledger.errors import (
     LedgerNotFoundError,
     LedgerNotMigratedError,
     LedgerUnavailableError,
-    translate_error,
 )
-from ragq.ledger.ids import new_id
 from ragq.ledger.ingest_runs import (
     add_ingest_counts,
     create_ingest_run,
@@ -58,62 +33,25 @@ from ragq.ledger.jobs import (
     cancel_batch,
     cancel_job,
     create_batch,
-    finish_job,
     get_batch,
     get_job,
     list_batches,
     record_input_error,
-    set_job_status,
     start_batch,
 )
+from ragq.ledger.memory import MemoryLedger
 from ragq.ledger.migrate import current_revision, head_revision, is_up_to_date, upgrade
 from ragq.ledger.models import (
-    TERMINAL_JOB_STATUSES,
-    AnswerRow,
     ApiKeyRow,
-    Base,
     BatchInputErrorRow,
     BatchRow,
-    BatchStatus,
-    BudgetChargeRow,
-    BudgetDimension,
-    ChargeOutcome,
-    CitationRow,
     DocumentRow,
-    EvidenceItemRow,
     IngestRunRow,
-    IngestStatus,
-    JobBudgetRow,
     JobRow,
-    JobStatus,
-    ModelCallRow,
-    ModelCallStatus,
-    PlanRow,
-    RetrievalRequestRow,
-    SubQueryOrigin,
-    SubQueryRow,
-    SubQueryStatus,
-    SufficiencyCheckRow,
-    UTCDateTime,
-    VerificationRow,
-    WebhookDeliveryRow,
-    WebhookEndpointRow,
-    utcnow,
 )
-from ragq.ledger.steps import (
-    finish_sub_query,
-    get_or_create,
-    job_evidence,
-    job_sub_queries,
-    mark_in_context,
-    record_answer,
-    record_check,
-    record_model_call,
-    record_plan,
-    record_retrieval,
-    record_sub_queries,
-    record_verification,
-)
+from ragq.ledger.ports import FlowLedger, FlowWriter
+from ragq.ledger.reports import batch_report, job_ledger
+from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
     TRAIL_TABLES,
     MetricsSnapshot,
@@ -130,76 +68,51 @@ from ragq.ledger.webhooks import (
     ensure_endpoint,
     first_attempts,
     record_attempt,
-    record_batch_event,
-    record_job_event,
     schedule_attempt,
 )
 
 __all__ = [
-    # batches and jobs
+    # connecting and migrating
+    "current_revision",
+    "head_revision",
+    "is_up_to_date",
+    "make_engine",
+    "normalize_url",
+    "session_scope",
+    "upgrade",
+    # the job flow's port
+    "FlowLedger",
+    "FlowWriter",
+    "MemoryLedger",
+    "SqlFlowLedger",
+    # the front door: batches and jobs
     "add_job",
     "batch_errors",
     "batch_jobs",
     "cancel_batch",
     "cancel_job",
     "create_batch",
-    "finish_job",
     "get_batch",
     "get_job",
     "list_batches",
     "record_input_error",
-    "set_job_status",
     "start_batch",
-    # reading for the front doors
+    # the front door: reading back, reports
     "TRAIL_TABLES",
     "MetricsSnapshot",
     "batch_cost",
+    "batch_report",
     "evidence_records",
+    "job_ledger",
     "job_trail",
     "metrics_snapshot",
     "ping",
     # API keys
     "create_api_key",
     "find_api_key",
-    "hash_key",
     "list_api_keys",
     "revoke_api_key",
-    # webhook events and deliveries
-    "ClaimedDelivery",
-    "claim_delivery",
-    "disable_endpoint",
-    "ensure_endpoint",
-    "first_attempts",
-    "record_attempt",
-    "record_batch_event",
-    "record_job_event",
-    "schedule_attempt",
-    # the steps of a job
-    "finish_sub_query",
-    "get_or_create",
-    "job_evidence",
-    "job_sub_queries",
-    "mark_in_context",
-    "record_answer",
-    "record_check",
-    "record_model_call",
-    "record_plan",
-    "record_retrieval",
-    "record_sub_queries",
-    "record_verification",
-    # connecting
-    "SQLITE_BUSY_TIMEOUT_MS",
-    "ledger_errors",
-    "make_engine",
-    "make_session_factory",
-    "normalize_url",
-    "session_scope",
-    # schema migrations
-    "current_revision",
-    "head_revision",
-    "is_up_to_date",
-    "upgrade",
-    # corpus registry and ingest runs
+    # the corpus registry and ingest runs
     "UpsertOutcome",
     "add_ingest_counts",
     "create_ingest_run",
@@ -208,46 +121,21 @@ __all__ = [
     "get_documents",
     "get_ingest_run",
     "upsert_document",
-    # budgets
-    "charge_many",
-    "MultiCharge",
-    "create_job_budget",
-    "ensure_job_budget",
-    "get_job_budget",
-    # tables
-    "AnswerRow",
-    "BatchInputErrorRow",
+    # webhook endpoints and deliveries
+    "ClaimedDelivery",
+    "claim_delivery",
+    "disable_endpoint",
+    "ensure_endpoint",
+    "first_attempts",
+    "record_attempt",
+    "schedule_attempt",
+    # the rows those functions return
     "ApiKeyRow",
-    "Base",
+    "BatchInputErrorRow",
     "BatchRow",
-    "BudgetChargeRow",
-    "CitationRow",
     "DocumentRow",
-    "EvidenceItemRow",
     "IngestRunRow",
-    "JobBudgetRow",
     "JobRow",
-    "ModelCallRow",
-    "PlanRow",
-    "RetrievalRequestRow",
-    "SubQueryRow",
-    "SufficiencyCheckRow",
-    "UTCDateTime",
-    "VerificationRow",
-    "WebhookDeliveryRow",
-    "WebhookEndpointRow",
-    # vocabularies and values
-    "TERMINAL_JOB_STATUSES",
-    "BatchStatus",
-    "BudgetDimension",
-    "ChargeOutcome",
-    "IngestStatus",
-    "JobStatus",
-    "ModelCallStatus",
-    "SubQueryOrigin",
-    "SubQueryStatus",
-    "new_id",
-    "utcnow",
     # errors
     "LedgerConfigurationError",
     "LedgerError",
@@ -256,5 +144,4 @@ __all__ = [
     "LedgerNotFoundError",
     "LedgerNotMigratedError",
     "LedgerUnavailableError",
-    "translate_error",
 ]

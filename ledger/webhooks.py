@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import and_, or_, select, update
@@ -167,8 +167,10 @@ def record_attempt(session: Session, *, webhook_id: str, attempt: int, status_co
     ).values(status_code=status_code, error=error))
 
 
-def schedule_attempt(session: Session, *, webhook_id: str, attempt: int, at: datetime) -> None:
-    """Record attempt ``attempt`` of an event, due at ``at``, with the first attempt's body."""
+def schedule_attempt(session: Session, *, webhook_id: str, attempt: int, delay_s: float) -> None:
+    """Record attempt ``attempt`` of an event, due ``delay_s`` seconds from now, with the first
+    attempt's body."""
+    at = utcnow() + timedelta(seconds=delay_s)
     first = session.scalars(select(WebhookDeliveryRow).where(
         WebhookDeliveryRow.webhook_id == webhook_id, WebhookDeliveryRow.attempt == 1)).one()
     session.add(WebhookDeliveryRow(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
@@ -24,7 +23,6 @@ from ragq.ledger import (
     record_attempt,
     schedule_attempt,
     session_scope,
-    utcnow,
 )
 from ragq.orchestration.webhook_retry import NextStep, next_step, retry_delay_s
 from ragq.schemas.tasks import Task
@@ -93,7 +91,7 @@ def deliver(engine: Engine, sender: WebhookSender, cfg: Settings, *, webhook_id:
                                   max_s=cfg.webhook_backoff_max_s,
                                   retry_after_s=outcome.retry_after_s if outcome else None)
             schedule_attempt(session, webhook_id=webhook_id, attempt=attempt + 1,
-                             at=utcnow() + timedelta(seconds=delay))
+                             delay_s=delay)
     log.info("webhook=%s attempt=%d status=%s step=%s", webhook_id, attempt, code, step)
     return AttemptResult(step, code, delay)
 

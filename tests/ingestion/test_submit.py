@@ -23,8 +23,8 @@ def test_the_chord_names_the_ingest_and_finish_tasks(memory_broker: Settings, tm
     with pytest.raises(StackError, match="did not finish"):  # no worker: nothing ever ends
         ingest_path(memory_broker, docs, collection="kb", timeout_s=0.3)
     ((headers, body),) = drain_messages(memory_broker, Queue.INGEST)
-    assert headers["task"] == Task.INGEST_DOCUMENTS.value
-    assert body[2]["chord"]["task"] == Task.FINISH_INGEST.value  # the body, run after them
+    assert headers["task"] == Task.INGEST_DOCUMENTS
+    assert body[2]["chord"]["task"] == Task.FINISH_INGEST  # the body, run after them
     run_id, collection, sent = body[0]
     assert collection == "kb" and [d["id"] for d in sent] == ["d0", "d1", "d2"]
     with session_scope(resources_for(memory_broker).engine, readonly=True) as session:

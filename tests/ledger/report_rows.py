@@ -13,16 +13,11 @@ from decimal import Decimal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from ragq.ledger import (
-    JobStatus,
-    RetrievalRequestRow,
-    add_job,
-    charge_many,
-    create_batch,
-    create_job_budget,
-    record_model_call,
-    session_scope,
-)
+from ragq.ledger import add_job, create_batch, session_scope
+from ragq.ledger.budgets import charge_many, create_job_budget
+from ragq.ledger.models import RetrievalRequestRow
+from ragq.ledger.steps import record_model_call
+from ragq.schemas.statuses import JobStatus
 
 Charge = tuple[str, int | Decimal]  # (dimension, amount)
 

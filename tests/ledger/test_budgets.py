@@ -10,20 +10,16 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import Engine, func, select
 
-from ragq.ledger import (
-    BudgetChargeRow,
-    BudgetDimension,
-    ChargeOutcome,
-    JobBudgetRow,
-    JobRow,
-    LedgerNotFoundError,
+from ragq.ledger import JobRow, LedgerNotFoundError, session_scope
+from ragq.ledger.budgets import (
     MultiCharge,
     charge_many,
     create_job_budget,
     ensure_job_budget,
     get_job_budget,
-    session_scope,
 )
+from ragq.ledger.models import BudgetChargeRow, JobBudgetRow
+from ragq.schemas.statuses import BudgetDimension, ChargeOutcome
 from tests.ledger.conftest import Race
 
 CENT = Decimal("0.01")

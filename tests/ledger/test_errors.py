@@ -16,8 +16,8 @@ from ragq.ledger import (
     LedgerUnavailableError,
     make_engine,
     session_scope,
-    translate_error,
 )
+from ragq.ledger.errors import translate_error
 
 
 class _PgError(Exception):

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ragq.ledger import new_id
+from ragq.ledger.ids import new_id
 
 BODY = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")
 

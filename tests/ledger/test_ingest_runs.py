@@ -9,7 +9,6 @@ import pytest
 from sqlalchemy import Engine
 
 from ragq.ledger import (
-    IngestStatus,
     LedgerNotFoundError,
     add_ingest_counts,
     create_ingest_run,
@@ -17,6 +16,7 @@ from ragq.ledger import (
     get_ingest_run,
     session_scope,
 )
+from ragq.schemas.statuses import IngestStatus
 from tests.ledger.conftest import Race
 
 

@@ -9,13 +9,13 @@ from ragq.ledger import (
     add_job,
     cancel_batch,
     create_batch,
-    finish_job,
     first_attempts,
     get_batch,
     record_input_error,
     session_scope,
     start_batch,
 )
+from ragq.ledger.jobs import finish_job
 from ragq.schemas.statuses import BatchStatus, JobStatus
 
 HOOK = "https://hooks.example/ragq"

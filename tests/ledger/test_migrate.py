@@ -16,7 +16,6 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from ragq.ledger import (
-    Base,
     LedgerMigrationError,
     current_revision,
     head_revision,
@@ -26,7 +25,7 @@ from ragq.ledger import (
     upgrade,
 )
 from ragq.ledger.migrate import MIGRATIONS_DIR, alembic_config
-from ragq.ledger.models import IngestRunRow
+from ragq.ledger.models import Base, IngestRunRow
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,10 +11,7 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger import (
     TRAIL_TABLES,
-    EvidenceItemRow,
     LedgerUnavailableError,
-    ModelCallRow,
-    RetrievalRequestRow,
     add_job,
     batch_cost,
     create_batch,
@@ -29,7 +26,12 @@ from ragq.ledger import (
     session_scope,
     start_batch,
 )
-from ragq.ledger.models import WebhookDeliveryRow
+from ragq.ledger.models import (
+    EvidenceItemRow,
+    ModelCallRow,
+    RetrievalRequestRow,
+    WebhookDeliveryRow,
+)
 from ragq.schemas.statuses import JobStatus
 
 

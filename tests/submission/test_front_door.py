@@ -11,7 +11,8 @@ import pytest
 import ragq.ledger
 from ragq import submission
 from ragq.api import create_api
-from ragq.ledger import TRAIL_TABLES, finish_job, session_scope
+from ragq.ledger import TRAIL_TABLES, session_scope
+from ragq.ledger.jobs import finish_job
 from ragq.schemas.statuses import JobStatus
 from ragq.schemas.tasks import Queue, Task
 from ragq.settings import Settings

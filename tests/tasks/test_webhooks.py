@@ -14,15 +14,14 @@ from ragq.ledger import (
     cancel_batch,
     create_batch,
     ensure_endpoint,
-    finish_job,
     first_attempts,
     make_engine,
     session_scope,
     start_batch,
     upgrade,
-    utcnow,
 )
-from ragq.ledger.models import WebhookDeliveryRow, WebhookEndpointRow
+from ragq.ledger.jobs import finish_job
+from ragq.ledger.models import WebhookDeliveryRow, WebhookEndpointRow, utcnow
 from ragq.orchestration.webhook_retry import NextStep
 from ragq.schemas.statuses import JobStatus
 from ragq.settings import build_settings

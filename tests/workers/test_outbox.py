@@ -10,11 +10,11 @@ from ragq.ledger import (
     claim_delivery,
     create_batch,
     ensure_endpoint,
-    finish_job,
     record_attempt,
     session_scope,
     start_batch,
 )
+from ragq.ledger.jobs import finish_job
 from ragq.schemas.statuses import JobStatus
 from ragq.schemas.tasks import Queue, Task
 from ragq.settings import Settings

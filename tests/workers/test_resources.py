@@ -7,13 +7,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ragq.ledger import (
-    add_job,
-    ensure_endpoint,
-    finish_job,
-    first_attempts,
-    session_scope,
-)
+from ragq.ledger import add_job, ensure_endpoint, first_attempts, session_scope
+from ragq.ledger.jobs import finish_job
 from ragq.schemas.statuses import JobStatus
 from ragq.schemas.tasks import Queue, Task
 from ragq.settings import Settings, build_settings

@@ -9,18 +9,9 @@ import pytest
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
-from ragq.ledger import (
-    BatchRow,
-    BudgetChargeRow,
-    ChargeOutcome,
-    EvidenceItemRow,
-    JobBudgetRow,
-    JobRow,
-    LedgerError,
-    LedgerIntegrityError,
-    RetrievalRequestRow,
-    session_scope,
-)
+from ragq.ledger import BatchRow, JobRow, LedgerError, LedgerIntegrityError, session_scope
+from ragq.ledger.models import BudgetChargeRow, EvidenceItemRow, JobBudgetRow, RetrievalRequestRow
+from ragq.schemas.statuses import ChargeOutcome
 
 
 def _job(session: Session, **overrides: object) -> JobRow:
