@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ragq.cli.output import console, emit_json, err_console
-from ragq.ingestion.submit import ingest_path
+
+if TYPE_CHECKING:
+    from ragq.ingestion.submit import IngestReport
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
-from ragq.workers.client import call
 
 SEARCH = Task.SEARCH
 
@@ -22,12 +23,20 @@ def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) ->
         TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err_console, disable=as_json,
     )
+    from ragq.ingestion.submit import ingest_path
+
     with progress:
         bar = progress.add_task("ingest", total=None)
         report = ingest_path(
             settings, path, collection=collection,
             on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
         )
+    summarize(report, settings, collection=collection, as_json=as_json)
+
+
+def summarize(report: IngestReport, settings: Settings, *, collection: str,
+              as_json: bool) -> None:
+    """Print what an ingest did: counts, skipped lines, and what its embeddings cost."""
     for bad in report.bad_lines:
         err_console.print(f"[yellow]skipped[/] {bad}", highlight=False)
     c = report.counts
@@ -52,6 +61,8 @@ def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) ->
 
 def search(settings: Settings, query: str, *, collection: str, top_k: int,
            acl: list[str] | None, as_json: bool) -> None:
+    from ragq.workers.client import call
+
     hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl)  # type: ignore[assignment]
     if as_json:
         emit_json(hits)

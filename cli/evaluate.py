@@ -10,7 +10,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ragq.cli.output import console, emit_json, err_console
-from ragq.evaluation import run_eval, write_report
 from ragq.settings import Settings
 
 Column = tuple[str, str, str]  # (figure key, header, format)
@@ -58,6 +57,8 @@ def tables(report: dict[str, Any]) -> list[Table]:
 
 def evaluate(settings: Settings, dataset: Path, *, limit: int | None, json_out: Path | None,
              as_json: bool) -> None:
+    from ragq.evaluation import run_eval, write_report
+
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=err_console, disable=as_json)
     bars: dict[str, Any] = {}

@@ -11,7 +11,6 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from ragq import submission
 from ragq.cli.output import console, emit_json, err_console, fail
 from ragq.errors import InputError
 from ragq.settings import Settings
@@ -24,6 +23,8 @@ def _progress(disable: bool) -> Progress:
 
 def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
            output: Path | None = None, show: bool = False, budget: str | None = None) -> None:
+    from ragq import submission
+
     options = submission.BatchOptions(budget=_budget(budget)) if budget else None
     sent = submission.submit_file(settings, path, collection=collection, options=options)
     if not as_json:
@@ -44,6 +45,8 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
 
 def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
         as_json: bool) -> None:
+    from ragq import submission
+
     job_id = submission.ask(settings, question, collection=collection, acl=acl)
     with nullcontext() if as_json else console.status("answering…"):
         view = submission.wait(settings, job_id, timeout_s=600)
@@ -54,6 +57,8 @@ def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
 
 
 def status(settings: Settings, target: str, *, as_json: bool) -> None:
+    from ragq import submission
+
     view = submission.describe(settings, target)
     if as_json:
         emit_json(view)
@@ -83,6 +88,8 @@ def write_jsonl(records: list[dict[str, Any]], out: Path | None, *, what: str,
 
 def results(settings: Settings, batch_id: str, out: Path | None, *, show: bool,
             to_stdout: bool = True) -> None:
+    from ragq import submission
+
     records = submission.results(settings, batch_id)
     write_jsonl(records, out, what="results", to_stdout=to_stdout and not show)
     if show:
@@ -91,10 +98,14 @@ def results(settings: Settings, batch_id: str, out: Path | None, *, show: bool,
 
 
 def errors(settings: Settings, batch_id: str, out: Path | None) -> None:
+    from ragq import submission
+
     write_jsonl(submission.errors(settings, batch_id), out, what="errors")
 
 
 def cancel(settings: Settings, target: str, *, as_json: bool) -> None:
+    from ragq import submission
+
     count = submission.cancel(settings, target)
     if as_json:
         emit_json({"id": target, "cancelled_jobs": count})
@@ -123,6 +134,8 @@ def print_result(result: dict[str, Any]) -> None:
 
 def _budget(text: str) -> dict[str, object]:
     """The batch budget of ``--budget``, validated as every ticket's would be."""
+    from ragq import submission
+
     try:
         return submission.parse_budget(text, source="--budget")
     except InputError as exc:

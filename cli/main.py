@@ -1,4 +1,8 @@
-"""The `ragq` command. Each command parses its options, calls one core function, shapes output."""
+"""The `ragq` command. Each command parses its options, calls one core function, shapes output.
+
+Command modules import the core they call inside the command (the submission, ingestion and
+evaluation packages pull in the ledger, Celery and more), so `ragq --help` starts in half a second.
+"""
 
 from __future__ import annotations
 

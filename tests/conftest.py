@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,24 +20,38 @@ from ragq.workers.client import call
 pytest_plugins = ["tests.fakes.plugin"]
 
 
+STACK_FIXTURES = {"stack", "full_stack"}
+"""Fixtures that start a stack: a test using one (directly or through another fixture) is a
+``stack`` test, so ``pytest -m "not stack"`` is the fast suite."""
+
+_running: list[pytest.Item] = []
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every test that needs the session's stack (directly or through another fixture) is a
-    ``stack`` test, so ``pytest -m "not stack"`` is the fast suite."""
     for item in items:
-        if "stack" in getattr(item, "fixturenames", ()):
+        if STACK_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.stack)
 
 
-@pytest.fixture(autouse=True)
-def _stacks_only_in_stack_tests(request: pytest.FixtureRequest,
-                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """A test that starts a stack without the ``stack`` marker fails, naming the fix."""
-    if request.node.get_closest_marker("stack") is None:
-        def refuse(*args: object, **kwargs: object) -> None:
-            raise AssertionError(f"{request.node.nodeid} starts a stack: mark it "
-                                 "@pytest.mark.stack")
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running[:] = [item]
 
-        monkeypatch.setattr(supervisor, "up", refuse)
+
+def _guarded_up(up: Any) -> Any:
+    """``supervisor.up`` refusing to run for a test without the ``stack`` marker (whatever the
+    scope of the fixture that calls it), naming the fix."""
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if _running and _running[0].get_closest_marker("stack") is None:
+            raise AssertionError(f"{_running[0].nodeid} starts a stack: mark it "
+                                 "@pytest.mark.stack or add its fixture to STACK_FIXTURES")
+        return up(*args, **kwargs)
+
+    return guarded
+
+
+supervisor.up = _guarded_up(supervisor.up)  # type: ignore[method-assign]
 
 REDIS_URL = os.environ.get("RAGQ_TEST_REDIS_URL")
 POSTGRES_URL = os.environ.get("RAGQ_TEST_POSTGRES_URL")

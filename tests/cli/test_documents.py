@@ -16,25 +16,23 @@ COUNTS = {"new": 3, "replace": 1, "skip": 2, "repair": 0, "chunks": 40,
           "embedding_tokens": 250_000}
 
 
-@pytest.fixture
-def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Settings:
-    def fake_ingest_path(settings: Settings, path: Path, *, collection: str,
-                         on_progress: object = None) -> IngestReport:
-        return IngestReport("ing_1", collection, 6, counts=dict(COUNTS))
+REPORT = IngestReport("ing_1", "kb", 6, counts=dict(COUNTS))
 
-    monkeypatch.setattr(documents, "ingest_path", fake_ingest_path)
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
     return build_settings(home=tmp_path, prices=PriceTable(embedding_per_mtok=0.13))
 
 
 def test_the_summary_names_the_embedding_tokens_and_their_cost(settings, capsys):
-    documents.ingest(settings, Path("docs.jsonl"), collection="kb", as_json=False)
+    documents.summarize(REPORT, settings, collection="kb", as_json=False)
     out = " ".join(capsys.readouterr().out.split())
     assert "3 new, 1 replaced, 2 unchanged" in out
     assert "embeddings billed 250000 tokens, $0.032500" in out
 
 
 def test_the_json_summary_carries_tokens_and_cost(settings, capsys):
-    documents.ingest(settings, Path("docs.jsonl"), collection="kb", as_json=True)
+    documents.summarize(REPORT, settings, collection="kb", as_json=True)
     data = json.loads(capsys.readouterr().out)
     assert data["counts"] == COUNTS
     assert (data["embedding_tokens"], data["cost_usd"]) == (250_000, pytest.approx(0.0325))

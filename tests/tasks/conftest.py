@@ -32,14 +32,21 @@ def openai_overrides(server: FakeOpenAIServer, home: Path, **more: object) -> di
             "vector_worker_threads": 2, **more}
 
 
-@pytest.fixture
-def queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+@pytest.fixture(scope="module")
+def queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Celery's in-process test worker on an in-memory broker: the real tasks, chords, task
     replacement and redelivery, and no stack (no broker process, no worker processes). The
-    ledger is SQLite and the vector store the embedded engine, both under ``tmp_path``."""
-    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
-        monkeypatch.delenv(key)
-    settings = build_settings(home=tmp_path / "home", broker_url="memory://",
+    ledger is SQLite and the vector store the embedded engine, in a directory of the module's
+    own; one worker serves the module's tests."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for key in [k for k in os.environ
+                    if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+            monkeypatch.delenv(key)
+        yield from _queue(tmp_path_factory.mktemp("queue"))
+
+
+def _queue(home: Path) -> Iterator[Settings]:
+    settings = build_settings(home=home, broker_url="memory://",
                               result_backend_url="cache+memory://", cache_enabled=False)
     upgrade(settings.ledger_url)
     app = create_app(settings)
