@@ -31,13 +31,12 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench.embed_cache
 
-from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
 from ragq.embedding.minilm import MiniLmEmbedder
 from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
@@ -45,9 +44,8 @@ from ragq.orchestration.text import words
 from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
 from ragq.settings import build_settings
-from ragq.tasks.inline import InlineDispatcher
+from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
-from ragq.tasks.work import QueryVectors
 from ragq.vectorstore.base import VectorPoint
 from ragq.vectorstore.edge import EdgeVectorStore
 from ragq.workers.wiring import build_flow_config, build_token_counter
@@ -136,21 +134,6 @@ def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: str) -
                    result.get("status") == "insufficient_evidence")
 
 
-@dataclass
-class _Adapters:
-    """The adapters of one in-process run (see ``ragq.tasks.work.Adapters``)."""
-
-    provider: Any
-    embedder: Any
-    vector_store: Any
-    evidence_cache: Any = field(default_factory=DisabledEvidenceCache)
-    plan_cache: Any = field(default_factory=DisabledPlanCache)
-    query_vectors: Any = None
-
-    def __post_init__(self) -> None:
-        self.query_vectors = QueryVectors(self.embedder)
-
-
 def run(dataset: Path, limit: int | None, verbose: bool) -> dict[str, Any]:
     """Ingest (cached) and run every question of ``dataset`` both ways; returns the figures."""
     settings = build_settings(cache_enabled=False)
@@ -161,7 +144,7 @@ def run(dataset: Path, limit: int | None, verbose: bool) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with EdgeVectorStore(root) as store:
         ledger = MemoryLedger()
-        adapters = _Adapters(OfflineProvider(embedder), embedder, store)
+        adapters = InlineAdapters(OfflineProvider(embedder), embedder, store)
         config = build_flow_config(settings, build_token_counter(settings))
         dispatcher = InlineDispatcher(Runner(ledger, adapters, config))
         retriever = Retriever(store, embedder)

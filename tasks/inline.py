@@ -14,11 +14,29 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
 from ragq.orchestration.flow import Event, LayerDone, RetrieveDue, StepFailed
 from ragq.schemas.tasks import Task
 from ragq.tasks.runner import EVENTS, Runner
+from ragq.tasks.work import QueryVectors
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class InlineAdapters:
+    """The adapters of a run in one process (:class:`ragq.tasks.work.Adapters`), given rather
+    than built from settings; caches off unless given."""
+
+    provider: Any
+    embedder: Any
+    vector_store: Any
+    evidence_cache: Any = field(default_factory=DisabledEvidenceCache)
+    plan_cache: Any = field(default_factory=DisabledPlanCache)
+    query_vectors: QueryVectors = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.query_vectors = QueryVectors(self.embedder)
 
 
 @dataclass

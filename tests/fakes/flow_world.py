@@ -33,7 +33,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
-from ragq.tasks.work import QueryVectors
+from ragq.tasks.inline import InlineAdapters
 from ragq.vectorstore.base import Hit, SearchFilter
 
 WORDS = ["camera", "founder", "company", "lens", "drone", "refund", "plan", "limit", "key",
@@ -193,25 +193,11 @@ class DictPlanCache:
         self.plans.pop((question, provider, max_sub_queries), None)
 
 
-@dataclass
-class World:
-    """The adapters of :class:`ragq.tasks.work.Adapters`, all in process."""
-
-    provider: Any
-    embedder: Any
-    vector_store: Any
-    evidence_cache: DictEvidenceCache = field(default_factory=DictEvidenceCache)
-    plan_cache: DictPlanCache = field(default_factory=DictPlanCache)
-    query_vectors: QueryVectors = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.query_vectors = QueryVectors(self.embedder)
-
-
-def seeded_world(seed: int, *, failure_rate: float = 0.0) -> World:
+def seeded_world(seed: int, *, failure_rate: float = 0.0) -> InlineAdapters:
+    """The world's adapters, the caches included (dict-backed, so later jobs can hit them)."""
     embedder = HashEmbedder()
-    return World(SeededProvider(random.Random(seed), failure_rate=failure_rate), embedder,
-                 CorpusStore(embedder))
+    return InlineAdapters(SeededProvider(random.Random(seed), failure_rate=failure_rate),
+                          embedder, CorpusStore(embedder), DictEvidenceCache(), DictPlanCache())
 
 
 def config(**overrides: Any) -> FlowConfig:
