@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import (
+    AskRow,
     BatchRow,
     BudgetChargeRow,
     EvidenceItemRow,
@@ -23,6 +24,7 @@ from ragq.ledger.models import (
     VerificationRow,
 )
 from ragq.orchestration.flow import (
+    AskState,
     BudgetState,
     EvidenceState,
     FlowConfig,
@@ -31,7 +33,7 @@ from ragq.orchestration.flow import (
     SubQueryState,
     VerificationState,
 )
-from ragq.schemas.flow import Evidence, Plan, Strategy
+from ragq.schemas.flow import Evidence, Plan, QuestionClass, Strategy
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
 
 
@@ -47,6 +49,8 @@ def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState
         job_id=job.id, question=job.question, collection=job.collection, acl=tuple(job.acl),
         status=JobStatus(job.status), config=config, route=job.route, meta=dict(job.meta or {}),
         batch_budget=batch.budget if batch else None, budget=_budget(session, job_id),
+        read=job.reading is not None, ticket_context=(job.reading or {}).get("context", ""),
+        asks=_asks(session, job_id),
         plan=Plan.model_validate(plan.plan) if plan else None,
         strategy=Strategy(plan.strategy) if plan and plan.strategy else None,
         sub_queries=_sub_queries(session, job_id), requests=_requests(session, job_id),
@@ -70,12 +74,22 @@ def _budget(session: Session, job_id: str) -> BudgetState | None:
     )
 
 
+def _asks(session: Session, job_id: str) -> tuple[AskState, ...]:
+    rows = session.scalars(select(AskRow).where(AskRow.job_id == job_id).order_by(AskRow.index))
+    return tuple(AskState(
+        index=r.index, text=r.text, route=r.route,
+        question_class=QuestionClass(r.question_class) if r.question_class else None,
+        route_reason=r.route_reason or "", plan=Plan.model_validate(r.plan) if r.plan else None,
+        plan_cache_hit=r.cache_hit) for r in rows)
+
+
 def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
     rows = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == job_id)
                            .order_by(SubQueryRow.round, SubQueryRow.index))
     return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
-                               status=r.status, finding=r.finding, origin=r.origin)
+                               status=r.status, finding=r.finding, origin=r.origin,
+                               ask=r.ask)
                  for r in rows)
 
 

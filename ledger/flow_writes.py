@@ -24,9 +24,11 @@ from ragq.ledger.steps import (
     record_check,
     record_model_call,
     record_plan,
+    record_reading,
     record_retrieval,
     record_sub_queries,
     record_verification,
+    update_ask,
 )
 from ragq.orchestration.budgets import deadline_of, exhausted_dimension, limits_of
 from ragq.orchestration.flow import (
@@ -37,9 +39,12 @@ from ragq.orchestration.flow import (
     MarkInContext,
     OpenBudget,
     RecordAnswer,
+    RecordAskPlan,
+    RecordAskRoute,
     RecordCheck,
     RecordModelCall,
     RecordPlan,
+    RecordReading,
     RecordRetrieval,
     RecordRoute,
     RecordSubQueries,
@@ -92,6 +97,25 @@ def _record_model_call(session: Session, job_id: str, action: RecordModelCall) -
                           completion_tokens=attempt.completion_tokens,
                           latency_ms=int(attempt.latency_ms), status=attempt.status,
                           error=attempt.error, attempt=n, cost_usd=attempt.cost_usd)
+
+
+def _record_reading(session: Session, job_id: str, action: RecordReading) -> None:
+    reading = action.reading
+    record_reading(session, job_id=job_id,
+                   reading={"context": reading.context, "noise": reading.noise},
+                   asks=[(a.text, a.reason) for a in reading.asks])
+
+
+def _record_ask_route(session: Session, job_id: str, action: RecordAskRoute) -> None:
+    update_ask(session, job_id=job_id, index=action.index,
+               question_class=action.question_class.value, route=action.route,
+               route_reason=action.reason)
+
+
+def _record_ask_plan(session: Session, job_id: str, action: RecordAskPlan) -> None:
+    update_ask(session, job_id=job_id, index=action.index,
+               plan=action.plan.model_dump(mode="json"), repair_reason=action.repairs,
+               cache_hit=action.cache_hit)
 
 
 def _record_route(session: Session, job_id: str, action: RecordRoute) -> None:
@@ -154,7 +178,8 @@ def _record_answer(session: Session, job_id: str, action: RecordAnswer) -> None:
         contradictions=[c.model_dump(mode="json") for c in draft.contradictions],
         citations=[{**c.model_dump(mode="json"),
                     "evidence_item_id": action.evidence_by_chunk.get(c.chunk_id)}
-                   for c in draft.citations])
+                   for c in draft.citations],
+        asks=[a.model_dump(mode="json") for a in draft.asks])
 
 
 def _finish_job(session: Session, job_id: str, action: FinishJob) -> None:
@@ -174,6 +199,9 @@ WRITERS: dict[type[Action], Writer] = {
     OpenBudget: _open_budget,
     Charge: _charge,
     RecordModelCall: _record_model_call,
+    RecordReading: _record_reading,
+    RecordAskRoute: _record_ask_route,
+    RecordAskPlan: _record_ask_plan,
     RecordRoute: _record_route,
     RecordPlan: _record_plan,
     RecordSubQueries: _record_sub_queries,

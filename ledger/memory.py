@@ -18,10 +18,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ragq.ledger.results import compose_result
+from ragq.ledger.results import ask_results, compose_result
 from ragq.orchestration.budgets import blocking_dimension, deadline_of, limits_of
 from ragq.orchestration.flow import (
     Action,
+    AskState,
     BudgetState,
     Charge,
     EvidenceState,
@@ -32,9 +33,12 @@ from ragq.orchestration.flow import (
     MarkInContext,
     OpenBudget,
     RecordAnswer,
+    RecordAskPlan,
+    RecordAskRoute,
     RecordCheck,
     RecordModelCall,
     RecordPlan,
+    RecordReading,
     RecordRetrieval,
     RecordRoute,
     RecordSubQueries,
@@ -46,7 +50,12 @@ from ragq.orchestration.flow import (
     VerificationState,
 )
 from ragq.schemas.flow import Evidence, Plan, Strategy
-from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BudgetDimension, JobStatus
+from ragq.schemas.statuses import (
+    TERMINAL_JOB_STATUSES,
+    BudgetDimension,
+    JobStatus,
+    SubQueryStatus,
+)
 from ragq.schemas.ticket import ResultUsage
 
 Clock = Callable[[], datetime]
@@ -85,6 +94,8 @@ class MemoryJob:
     budget_opened_at: datetime | None = None
     deadline: datetime | None = None
     charges: dict[str, MemoryCharge] = field(default_factory=dict)
+    reading: dict[str, Any] | None = None
+    asks: dict[int, AskState] = field(default_factory=dict)
     plan: tuple[Plan, Strategy] | None = None
     sub_queries: dict[tuple[int, int], SubQueryState] = field(default_factory=dict)
     requests: dict[tuple[str, int], RequestState] = field(default_factory=dict)
@@ -134,6 +145,9 @@ class MemoryLedger:
                 job_id=job.id, question=job.question, collection=job.collection, acl=job.acl,
                 status=job.status, config=config, route=job.route, meta=dict(job.meta),
                 batch_budget=job.batch_budget, budget=job.budget, plan=plan, strategy=strategy,
+                read=job.reading is not None,
+                ticket_context=(job.reading or {}).get("context", ""),
+                asks=tuple(job.asks[i] for i in sorted(job.asks)),
                 sub_queries=tuple(sorted(job.sub_queries.values(),
                                          key=lambda s: (s.round, s.index))),
                 requests=tuple(job.requests.values()), evidence=tuple(job.evidence),
@@ -226,6 +240,21 @@ class _MemoryWriter:
         for key, prompt, completion, cost in attempts:
             job.model_calls.setdefault(key, (action.role, prompt, completion, cost))
 
+    def record_reading(self, job: MemoryJob, action: RecordReading) -> None:
+        if job.reading is None:
+            job.reading = {"context": action.reading.context, "noise": action.reading.noise}
+        for index, ask in enumerate(action.reading.asks):
+            job.asks.setdefault(index, AskState(index, ask.text))
+
+    def record_ask_route(self, job: MemoryJob, action: RecordAskRoute) -> None:
+        job.asks[action.index] = replace(job.asks[action.index], route=action.route,
+                                         question_class=action.question_class,
+                                         route_reason=action.reason)
+
+    def record_ask_plan(self, job: MemoryJob, action: RecordAskPlan) -> None:
+        job.asks[action.index] = replace(job.asks[action.index], plan=action.plan,
+                                         plan_cache_hit=action.cache_hit)
+
     def record_route(self, job: MemoryJob, action: RecordRoute) -> None:
         job.question_class, job.route, job.route_reason = (action.question_class.value,
                                                            action.route, action.reason)
@@ -238,7 +267,8 @@ class _MemoryWriter:
         for item in action.items:
             job.sub_queries.setdefault((action.round, item.index), SubQueryState(
                 id=self._ledger.new_id("sq"), round=action.round, index=item.index,
-                text=item.text, depends_on=tuple(item.depends_on), origin=item.origin))
+                text=item.text, depends_on=tuple(item.depends_on), origin=item.origin,
+                ask=item.ask))
 
     def set_query_text(self, job: MemoryJob, action: SetQueryText) -> None:
         self._update_sub_query(job, action.sub_query_id, final_text=action.text)
@@ -294,6 +324,9 @@ _WRITERS: dict[type[Action], Callable[[_MemoryWriter, MemoryJob, Any], BudgetDim
     OpenBudget: _MemoryWriter.open_budget,
     Charge: _MemoryWriter.charge,
     RecordModelCall: _MemoryWriter.record_model_call,
+    RecordReading: _MemoryWriter.record_reading,
+    RecordAskRoute: _MemoryWriter.record_ask_route,
+    RecordAskPlan: _MemoryWriter.record_ask_plan,
     RecordRoute: _MemoryWriter.record_route,
     RecordPlan: _MemoryWriter.record_plan,
     RecordSubQueries: _MemoryWriter.record_sub_queries,
@@ -310,7 +343,7 @@ _WRITERS: dict[type[Action], Callable[[_MemoryWriter, MemoryJob, Any], BudgetDim
 
 def _copy(job: MemoryJob) -> MemoryJob:
     """A copy whose containers can change without touching ``job`` (their items are frozen)."""
-    return replace(job, meta=dict(job.meta), charges=dict(job.charges),
+    return replace(job, meta=dict(job.meta), charges=dict(job.charges), asks=dict(job.asks),
                    sub_queries=dict(job.sub_queries), requests=dict(job.requests),
                    evidence=list(job.evidence), checks=dict(job.checks),
                    verifications=dict(job.verifications), model_calls=dict(job.model_calls),
@@ -332,14 +365,20 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
         cost_usd=float(Decimal(used.get(BudgetDimension.COST_USD, 0))),
         latency_ms=int(((job.finished_at or job.created_at) - job.created_at).total_seconds()
                        * 1000))
+    answer = None if draft is None else _AnswerView(
+        draft.answer, draft.extractive, draft.citations,
+        [c.model_dump(mode="json") for c in draft.contradictions],
+        [a.model_dump(mode="json") for a in draft.asks])
+    unfinished = {s.ask for s in job.sub_queries.values()
+                  if s.status in (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)}
+    asks = ask_results([(i, a.text) for i, a in sorted(job.asks.items())], answer,
+                       status=action.status.value, unfinished=unfinished,
+                       stop_reason=action.stop_reason)
     return compose_result(
         custom_id=job.custom_id, job_id=job.id, status=action.status.value, route=job.route,
-        answer=None if draft is None else _AnswerView(
-            draft.answer, draft.extractive, draft.citations,
-            [c.model_dump(mode="json") for c in draft.contradictions]),
-        evidence=[(e.item.doc_id, e.id in job.in_context) for e in job.evidence],
+        answer=answer, evidence=[(e.item.doc_id, e.id in job.in_context) for e in job.evidence],
         stop_reason=action.stop_reason, usage=usage,
-        error=dict(action.error) if action.error else None)
+        error=dict(action.error) if action.error else None, asks=asks)
 
 
 @dataclass(frozen=True)
@@ -350,3 +389,4 @@ class _AnswerView:
     extractive: bool
     citations: Sequence[Any]
     contradictions: Sequence[Any]
+    asks: Sequence[Any]

@@ -11,16 +11,19 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger.models import (
     AnswerRow,
+    AskRow,
     EvidenceItemRow,
     JobBudgetRow,
     JobRow,
     ModelCallRow,
     RetrievalRequestRow,
+    SubQueryRow,
     utcnow,
 )
-from ragq.schemas.ticket import JobResult, ResultCitation, ResultUsage
+from ragq.schemas.statuses import BUDGET_STOP, JobStatus, SubQueryStatus
+from ragq.schemas.ticket import AskResult, JobResult, ResultCitation, ResultUsage
 
-__all__ = ["build_result", "compose_result"]
+__all__ = ["ask_results", "build_result", "compose_result"]
 
 
 def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: int
@@ -67,17 +70,59 @@ def build_result(session: Session, *, job_id: str, status: str | None = None,
     ).all()
     answer = session.scalars(select(AnswerRow).where(AnswerRow.job_id == job_id)).first()
     contexts = len({chunk for _, used, chunk in evidence if used})
+    asks = session.execute(select(AskRow.index, AskRow.text).where(AskRow.job_id == job_id)
+                           .order_by(AskRow.index)).all()
+    unfinished = session.scalars(select(SubQueryRow.ask).where(
+        SubQueryRow.job_id == job_id, SubQueryRow.status.in_(UNFINISHED))).all()
+    stop_reason = stop_reason or job.stop_reason
+    status = str(status or job.status)
     return compose_result(
-        custom_id=job.custom_id, job_id=job.id, status=str(status or job.status),
+        custom_id=job.custom_id, job_id=job.id, status=status,
         route=job.route, answer=answer, evidence=[(doc, used) for doc, used, _ in evidence],
-        stop_reason=stop_reason or job.stop_reason,
-        usage=_usage(session, job, context_tokens, contexts), error=error or job.error)
+        stop_reason=stop_reason, usage=_usage(session, job, context_tokens, contexts),
+        error=error or job.error,
+        asks=ask_results([(i, t) for i, t in asks], answer, status=status,
+                         unfinished=set(unfinished), stop_reason=stop_reason))
+
+
+UNFINISHED = (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)
+
+
+def ask_results(asks: Sequence[tuple[int, str]], answer: Any | None, *, status: str,
+                unfinished: set[int | None], stop_reason: str | None) -> list[AskResult]:
+    """Each ask's answer and status: ``incomplete`` when the budget stopped the job before
+    one of its sub-queries ended, else ``insufficient_evidence`` or ``answered`` as its answer
+    says. ``answer`` has ``text``, ``citations`` and ``asks`` (the per-ask answers, JSON); a
+    job of one ask has none of those: the job's answer, and its status, are that ask's."""
+    per_ask = {a["index"]: a for a in (answer.asks if answer is not None else [])}
+    budget_stop = bool(stop_reason and stop_reason.startswith(BUDGET_STOP))
+    out = []
+    for index, text in asks:
+        mine = per_ask.get(index)
+        if mine is None and len(asks) == 1 and answer is not None:
+            mine = {"answer": answer.text,
+                    "insufficient": status == JobStatus.INSUFFICIENT_EVIDENCE,
+                    "citations": [{"doc_id": c.doc_id, "chunk_id": c.chunk_id, "quote": c.quote}
+                                  for c in answer.citations]}
+        if budget_stop and index in unfinished:
+            verdict, reason = "incomplete", stop_reason
+        elif mine is None or mine.get("insufficient") or not mine.get("citations"):
+            verdict, reason = "insufficient_evidence", None
+        else:
+            verdict, reason = "answered", None
+        out.append(AskResult(index=index, text=text, status=verdict,
+                             answer=mine.get("answer") if mine else None,
+                             citations=[ResultCitation(**c) for c in
+                                        (mine or {}).get("citations") or []],
+                             reason=reason))
+    return out
 
 
 def compose_result(*, custom_id: str | None, job_id: str, status: str, route: str | None,
                    answer: Any | None, evidence: Sequence[tuple[str, bool]],
                    stop_reason: str | None, usage: ResultUsage,
-                   error: dict[str, Any] | None) -> dict[str, Any]:
+                   error: dict[str, Any] | None,
+                   asks: Sequence[AskResult] = ()) -> dict[str, Any]:
     """The result line from what a ledger holds: ``answer`` has ``text``, ``extractive``,
     ``citations`` (each ``doc_id``, ``chunk_id``, ``quote``) and ``contradictions``;
     ``evidence`` is (doc id, reached the context) per evidence item, oldest first."""
@@ -90,6 +135,6 @@ def compose_result(*, custom_id: str | None, job_id: str, status: str, route: st
         evidence_doc_ids=list(dict.fromkeys(doc for doc, _ in evidence)),
         context_doc_ids=list(dict.fromkeys(doc for doc, used in evidence if used)),
         contradictions=list(answer.contradictions) if answer else [],
-        stop_reason=stop_reason, usage=usage, error=error,
+        stop_reason=stop_reason, usage=usage, asks=list(asks), error=error,
     )
     return result.model_dump(mode="json")

@@ -17,9 +17,11 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger.models import (
     AnswerRow,
+    AskRow,
     Base,
     CitationRow,
     EvidenceItemRow,
+    JobRow,
     ModelCallRow,
     ModelCallStatus,
     PlanRow,
@@ -43,9 +45,11 @@ __all__ = [
     "record_check",
     "record_model_call",
     "record_plan",
+    "record_reading",
     "record_retrieval",
     "record_sub_queries",
     "record_verification",
+    "update_ask",
 ]
 
 RowT = TypeVar("RowT", bound=Base)
@@ -72,6 +76,23 @@ def get_or_create(session: Session, model: type[RowT], key: dict[str, Any],
         return session.scalars(query).one(), False
 
 
+def record_reading(session: Session, *, job_id: str, reading: dict[str, Any],
+                   asks: Sequence[tuple[str, str]]) -> None:
+    """What the ticket reader found (its context and noise on the job) and one row per ask
+    (text, why the reader took it), once."""
+    session.execute(update(JobRow).where(JobRow.id == job_id, JobRow.reading.is_(None))
+                    .values(reading=reading))
+    for index, (text, reason) in enumerate(asks):
+        get_or_create(session, AskRow, {"job_id": job_id, "index": index},
+                      {"text": text, "reason": reason})
+
+
+def update_ask(session: Session, *, job_id: str, index: int, **values: Any) -> None:
+    """Record what was decided for one ask (its route, its plan)."""
+    session.execute(update(AskRow).where(AskRow.job_id == job_id, AskRow.index == index)
+                    .values(**values))
+
+
 def record_plan(session: Session, *, job_id: str, round: int, plan: dict[str, Any],
                 strategy: str, repair_reason: str | None, cache_hit: bool = False) -> PlanRow:
     row, _ = get_or_create(session, PlanRow, {"job_id": job_id, "round": round},
@@ -88,7 +109,8 @@ def record_sub_queries(session: Session, *, job_id: str, round: int,
         row, _ = get_or_create(
             session, SubQueryRow, {"job_id": job_id, "round": round, "index": item.index},
             {"origin": item.origin, "original_text": item.text, "reason": item.reason,
-             "depends_on": list(item.depends_on), "status": SubQueryStatus.PENDING},
+             "depends_on": list(item.depends_on), "status": SubQueryStatus.PENDING,
+             "ask": item.ask},
         )
         rows.append(row)
     return rows
@@ -196,10 +218,13 @@ def mark_in_context(session: Session, *, job_id: str, evidence_ids: Sequence[str
 
 
 def record_answer(session: Session, *, job_id: str, text: str, extractive: bool,
-                  contradictions: list[Any], citations: Sequence[dict[str, Any]]) -> AnswerRow:
+                  contradictions: list[Any], citations: Sequence[dict[str, Any]],
+                  asks: list[Any] | None = None) -> AnswerRow:
+    """The job's answer once; ``asks`` holds a ticket's per-ask answers (JSON)."""
     answer, created = get_or_create(
         session, AnswerRow, {"job_id": job_id},
-        {"text": text, "extractive": extractive, "contradictions": contradictions},
+        {"text": text, "extractive": extractive, "contradictions": contradictions,
+         "asks": asks or []},
     )
     if created:
         session.flush()

@@ -6,7 +6,7 @@ the ticket's own: a ticket that only says ``max_cost_usd`` keeps every other lim
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -42,6 +42,24 @@ def profile_for(route: RoutePath | str, overrides: BudgetProfiles | None = None)
     path = RoutePath(route)
     mine = getattr(overrides, path.value, None) if overrides is not None else None
     return mine if mine is not None else DEFAULT_PROFILES[path]
+
+
+def combined_profile(profiles: Sequence[Budget]) -> Budget:
+    """The budget of work made of several parts (a ticket's asks): each limit the sum of the
+    parts' (unlimited when one part's is), the latency the longest part's, since the parts run
+    side by side."""
+    if len(profiles) == 1:
+        return profiles[0]
+    merged: dict[str, object] = {}
+    for dim, name in LIMIT_FIELDS.items():
+        values = [getattr(p, name) for p in profiles]
+        if any(v is None for v in values):
+            merged[name] = None
+        elif dim is BudgetDimension.LATENCY_MS:
+            merged[name] = max(values)
+        else:
+            merged[name] = sum(values)
+    return Budget.model_validate(merged)
 
 
 def resolve_budget(profile: Budget, *overrides: Budget | Mapping[str, object] | None) -> Budget:

@@ -113,3 +113,35 @@ def _fits(cost: int, count: int, used: int, max_tokens: int, max_items: int | No
     if max_items is not None and count >= max_items:
         return False
     return used + cost <= max_tokens
+
+
+def assemble_for_asks(
+    evidence: Sequence[Evidence],
+    *,
+    asks: int,
+    max_tokens: int,
+    count_tokens: TokenCounter = estimate_tokens,
+    max_items: int | None = None,
+) -> list[Evidence]:
+    """A context fair to every ask of a ticket: each ask first gets an equal share of the
+    tokens and items for its own evidence (:func:`assemble_context` within the share), then
+    what is left goes to the best of the rest, whoever found it. One ask is
+    :func:`assemble_context` itself."""
+    if asks <= 1:
+        return assemble_context(evidence, max_tokens=max_tokens, count_tokens=count_tokens,
+                                max_items=max_items)
+    share_items = max(1, max_items // asks) if max_items is not None else None
+    chosen: list[Evidence] = []
+    for ask in range(asks):
+        mine = [e for e in evidence if e.ask_index == ask]
+        chosen += assemble_context(mine, max_tokens=max_tokens // asks,
+                                   count_tokens=count_tokens, max_items=share_items)
+    taken = {e.chunk_id for e in chosen}
+    used = sum(count_tokens(e.text) for e in chosen)
+    rest = [e for e in evidence if e.chunk_id not in taken
+            and not any(near_duplicate(e.text, c.text) for c in chosen)]
+    left_items = None if max_items is None else max_items - len(chosen)
+    if left_items is not None and left_items <= 0:
+        return chosen
+    return chosen + assemble_context(rest, max_tokens=max_tokens - used,
+                                     count_tokens=count_tokens, max_items=left_items)

@@ -17,6 +17,7 @@ from ragq.schemas.flow import (
     Rewrite,
     RouteDecision,
     SufficiencyVerdict,
+    TicketReading,
     Usage,
     Verification,
 )
@@ -29,11 +30,16 @@ class ModelProvider(Protocol):
     def name(self) -> str:
         """Identifies the provider in the ledger (e.g. ``offline``, ``openai``)."""
 
+    def read_ticket(self, text: str) -> tuple[TicketReading, Usage]:
+        """Read a ticket into its asks, its context and its noise."""
+
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         """Classify the question's complexity."""
 
-    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
-        """Decompose the question into sub-queries with dependencies."""
+    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
+             ) -> tuple[Plan, Usage]:
+        """Decompose the question into sub-queries with dependencies; ``context`` is what the
+        ticket says about its sender and setup (to read the question by, never to search)."""
 
     def check_sufficiency(
         self, sub_query: str, evidence: Sequence[Evidence]
@@ -56,6 +62,8 @@ class ModelProvider(Protocol):
 
     def synthesize(
         self, question: str, context: Sequence[Evidence], *, strategy: str,
-        findings: Sequence[str],
+        findings: Sequence[str], asks: Sequence[str] = (),
     ) -> tuple[DraftAnswer, Usage]:
-        """Answer from the context only, citing it; flag contradictions."""
+        """Answer from the context only, citing it; flag contradictions. With ``asks`` (a
+        ticket's), answer each in turn (``DraftAnswer.asks``), from the evidence found for it
+        (``Evidence.ask_index``)."""

@@ -22,6 +22,7 @@ class QuestionClass(StrEnum):
 class ModelRole(StrEnum):
     """The roles a model provider plays, as the ledger's ``model_calls.role`` names them."""
 
+    TICKET_READER = "ticket_reader"
     ROUTER = "router"
     PLANNER = "planner"
     SUFFICIENCY = "sufficiency"
@@ -57,6 +58,23 @@ class Strategy(StrEnum):
 
 class _Contract(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class Ask(_Contract):
+    """One question or request a ticket contains, phrased to stand on its own."""
+
+    text: str = Field(min_length=1)
+    reason: str = ""
+
+
+class TicketReading(_Contract):
+    """Ticket reader output: the asks, what the ticket says about who asks and their setup
+    (``context``: for the planner, never searched as a question), and what was set aside as
+    noise (greetings, signatures, pasted logs and configuration)."""
+
+    asks: list[Ask] = Field(min_length=1)
+    context: str = ""
+    noise: list[str] = Field(default_factory=list)
 
 
 class RouteDecision(_Contract):
@@ -95,6 +113,7 @@ class Evidence(_Contract):
     source_version: str = ""
     authority_tier: int = 2
     sub_query_index: int | None = None
+    ask_index: int | None = None
 
 
 class SufficiencyVerdict(_Contract):
@@ -148,15 +167,27 @@ class Contradiction(_Contract):
     reason: str = ""
 
 
+class AskAnswer(_Contract):
+    """The answer to one ask of a ticket, with the evidence it rests on."""
+
+    index: int
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    insufficient: bool = False
+
+
 class DraftAnswer(_Contract):
     """Synthesizer output. ``extractive`` marks answers stitched from evidence sentences;
-    ``insufficient`` means the evidence does not support an answer."""
+    ``insufficient`` means the evidence does not support an answer. A ticket of several asks
+    gets ``asks``, one answer each, in order; ``answer`` and ``citations`` then cover them all."""
 
     answer: str
     citations: list[Citation] = Field(default_factory=list)
     contradictions: list[Contradiction] = Field(default_factory=list)
     extractive: bool = False
     insufficient: bool = False
+    asks: list[AskAnswer] = Field(default_factory=list)
 
 
 class CallAttempt(_Contract):

@@ -95,6 +95,19 @@ class ResultUsage(BaseModel):
     latency_ms: int = 0
 
 
+class AskResult(BaseModel):
+    """One ask of a ticket in its result: ``answered``, ``insufficient_evidence`` (searched,
+    but the evidence does not answer it), or ``incomplete`` (the job stopped before its search
+    was done; ``reason`` says why)."""
+
+    index: int
+    text: str
+    status: str
+    answer: str | None = None
+    citations: list[ResultCitation] = Field(default_factory=list)
+    reason: str | None = None
+
+
 class JobResult(BaseModel):
     """One line of a batch's results JSONL."""
 
@@ -110,4 +123,5 @@ class JobResult(BaseModel):
     contradictions: list[dict[str, Any]] = Field(default_factory=list)
     stop_reason: str | None = None
     usage: ResultUsage = Field(default_factory=ResultUsage)
+    asks: list[AskResult] = Field(default_factory=list)
     error: dict[str, Any] | None = None

@@ -33,6 +33,7 @@ from ragq.orchestration.flow.actions import (
     CheckRequest,
     FindRequest,
     PlanRequest,
+    ReadRequest,
     RewriteRequest,
     RouteRequest,
     SynthesizeRequest,
@@ -107,15 +108,17 @@ class QueryVectors:
 RoleCall = Callable[[ModelProvider, Any], "tuple[BaseModel, Usage]"]
 
 ROLE_CALLS: dict[type, RoleCall] = {
+    ReadRequest: lambda p, r: p.read_ticket(r.text),
     RouteRequest: lambda p, r: p.route(r.question),
-    PlanRequest: lambda p, r: p.plan(r.question, max_sub_queries=r.max_sub_queries),
+    PlanRequest: lambda p, r: p.plan(r.question, max_sub_queries=r.max_sub_queries,
+                                     context=r.context),
     CheckRequest: lambda p, r: p.check_sufficiency(r.sub_query, r.evidence),
     RewriteRequest: lambda p, r: p.rewrite(r.sub_query, r.evidence, attempt=r.attempt,
                                            previous=r.previous),
     FindRequest: lambda p, r: p.find(r.sub_query, r.evidence),
     VerifyRequest: lambda p, r: p.verify(r.question, r.evidence, findings=r.findings),
     SynthesizeRequest: lambda p, r: p.synthesize(r.question, r.context, strategy=r.strategy,
-                                                 findings=r.findings),
+                                                 findings=r.findings, asks=r.asks),
 }
 
 
@@ -140,7 +143,7 @@ def answer_extractively(action: AnswerExtractively, state: JobState, ledger: Flo
     request = action.call.request
     assert isinstance(request, SynthesizeRequest)
     draft = extractive.synthesize(request.question, request.context, strategy=request.strategy,
-                                  findings=request.findings)
+                                  findings=request.findings, asks=request.asks)
     return RoleAnswered(action.call, draft, None)
 
 
@@ -148,7 +151,7 @@ def look_up_plan(action: LookUpPlan, state: JobState, ledger: FlowLedger,
                  adapters: Adapters) -> Event:
     plan = adapters.plan_cache.get(action.question, provider=adapters.provider.name,
                                    max_sub_queries=action.max_sub_queries)
-    return PlanLookedUp(plan)
+    return PlanLookedUp(plan, action.ask)
 
 
 def probe(action: Probe, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:

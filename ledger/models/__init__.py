@@ -16,7 +16,7 @@ from ragq.ledger.models.enums import (
     SubQueryOrigin,
     SubQueryStatus,
 )
-from ragq.ledger.models.planning import PlanRow, SubQueryRow, VerificationRow
+from ragq.ledger.models.planning import AskRow, PlanRow, SubQueryRow, VerificationRow
 from ragq.ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
 from ragq.ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
 from ragq.ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
@@ -35,6 +35,7 @@ __all__ = [
     "BudgetChargeRow",
     "JobBudgetRow",
     # execution
+    "AskRow",
     "EvidenceItemRow",
     "ModelCallRow",
     "PlanRow",

@@ -21,6 +21,7 @@ class AnswerRow(Base):
     text: Mapped[str] = mapped_column(Text)
     extractive: Mapped[bool] = mapped_column(Boolean, default=False)
     contradictions: Mapped[list[Any]] = mapped_column(default=list)
+    asks: Mapped[list[Any]] = mapped_column(default=list)
     created_at: Mapped[datetime] = created_column()
 
     citations: Mapped[list[CitationRow]] = relationship(

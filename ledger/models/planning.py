@@ -16,6 +16,27 @@ from ragq.ledger.models.base import Base, created_column, id_column, ref_column
 from ragq.ledger.models.enums import SubQueryOrigin, SubQueryStatus, db_enum
 
 
+class AskRow(Base):
+    """One ask of a job (a plain question is its job's only ask): what it asks, how the reader
+    found it, its route and its validated plan (SPEC C2, C3, C4)."""
+
+    __tablename__ = "asks"
+    __table_args__ = (UniqueConstraint("job_id", "index"),)
+
+    id: Mapped[str] = id_column("ask")
+    job_id: Mapped[str] = ref_column("jobs.id")
+    index: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str | None] = mapped_column(Text)
+    question_class: Mapped[str | None] = mapped_column(String(32))
+    route: Mapped[str | None] = mapped_column(String(32))
+    route_reason: Mapped[str | None] = mapped_column(Text)
+    plan: Mapped[dict[str, Any] | None]
+    repair_reason: Mapped[str | None] = mapped_column(Text)
+    cache_hit: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = created_column()
+
+
 class PlanRow(Base):
     """The plan a job executed in one round, with why it was repaired or replaced, if it was."""
 
@@ -57,6 +78,7 @@ class SubQueryRow(Base):
         db_enum(SubQueryStatus, "sub_query_status"), default=SubQueryStatus.PENDING
     )
     finding: Mapped[str | None] = mapped_column(Text)
+    ask: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = created_column()
     finished_at: Mapped[datetime | None]
 

@@ -93,6 +93,7 @@ class JobRow(Base):
     error: Mapped[dict[str, Any] | None]
     result: Mapped[dict[str, Any] | None]
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    reading: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = created_column()
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

@@ -29,9 +29,12 @@ from ragq.orchestration.flow.actions import (
     OpenBudget,
     Probe,
     RecordAnswer,
+    RecordAskPlan,
+    RecordAskRoute,
     RecordCheck,
     RecordModelCall,
     RecordPlan,
+    RecordReading,
     RecordRetrieval,
     RecordRoute,
     RecordSubQueries,
@@ -63,6 +66,7 @@ from ragq.orchestration.flow.events import (
     VerifyDue,
 )
 from ragq.orchestration.flow.state import (
+    AskState,
     BudgetState,
     EvidenceState,
     FlowConfig,
@@ -76,6 +80,7 @@ __all__ = [
     # the entry point
     "decide",
     # state
+    "AskState",
     "BudgetState",
     "EvidenceState",
     "FlowConfig",
@@ -109,9 +114,12 @@ __all__ = [
     "NewSubQuery",
     "OpenBudget",
     "RecordAnswer",
+    "RecordAskPlan",
+    "RecordAskRoute",
     "RecordCheck",
     "RecordModelCall",
     "RecordPlan",
+    "RecordReading",
     "RecordRetrieval",
     "RecordRoute",
     "RecordSubQueries",

@@ -23,6 +23,7 @@ from ragq.schemas.flow import (
     Plan,
     QuestionClass,
     Strategy,
+    TicketReading,
     Usage,
     Verification,
 )
@@ -82,8 +83,37 @@ class RecordModelCall(Action):
 
 
 @dataclass(frozen=True)
+class RecordReading(Action):
+    """What the ticket reader found: the asks (each recorded as one), the ticket's context and
+    its noise."""
+
+    reading: TicketReading
+
+
+@dataclass(frozen=True)
+class RecordAskRoute(Action):
+    """The router's class for one ask, the path it takes and why."""
+
+    index: int
+    question_class: QuestionClass
+    route: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RecordAskPlan(Action):
+    """One ask's validated plan, the repairs made to the proposed one, and whether it came from
+    the plan cache."""
+
+    index: int
+    plan: Plan
+    repairs: str | None
+    cache_hit: bool
+
+
+@dataclass(frozen=True)
 class RecordRoute(Action):
-    """The router's class, the path taken and why."""
+    """The job's class, the path its budget follows and why (for a ticket: over its asks)."""
 
     question_class: QuestionClass
     route: str
@@ -99,6 +129,7 @@ class NewSubQuery:
     depends_on: tuple[int, ...] = ()
     origin: SubQueryOrigin = SubQueryOrigin.PLAN
     reason: str = ""
+    ask: int | None = None
 
 
 @dataclass(frozen=True)
@@ -207,7 +238,8 @@ class FinishJob(Action):
 
 
 LEDGER_WRITES: tuple[type[Action], ...] = (
-    SetStatus, OpenBudget, Charge, RecordModelCall, RecordRoute, RecordPlan, RecordSubQueries,
+    SetStatus, OpenBudget, Charge, RecordModelCall, RecordReading, RecordAskRoute,
+    RecordAskPlan, RecordRoute, RecordPlan, RecordSubQueries,
     SetQueryText, RecordRetrieval, RecordCheck, FinishSubQuery, RecordVerification,
     MarkInContext, RecordAnswer, FinishJob,
 )
@@ -222,6 +254,11 @@ class RoleRequest:
 
 
 @dataclass(frozen=True)
+class ReadRequest(RoleRequest):
+    text: str
+
+
+@dataclass(frozen=True)
 class RouteRequest(RoleRequest):
     question: str
 
@@ -230,6 +267,7 @@ class RouteRequest(RoleRequest):
 class PlanRequest(RoleRequest):
     question: str
     max_sub_queries: int
+    context: str = ""
 
 
 @dataclass(frozen=True)
@@ -265,6 +303,7 @@ class SynthesizeRequest(RoleRequest):
     context: tuple[Evidence, ...]
     strategy: str
     findings: tuple[str, ...]
+    asks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -288,10 +327,11 @@ class AnswerExtractively(Action):
 
 @dataclass(frozen=True)
 class LookUpPlan(Action):
-    """Ask the plan cache for this question's plan."""
+    """Ask the plan cache for the plan of ask ``ask``."""
 
     question: str
     max_sub_queries: int
+    ask: int = 0
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ order), then no context (nothing fits), then no model (an extractive answer in p
 from __future__ import annotations
 
 from ragq.orchestration.budgets import budget_stop, exhausted_dimension
-from ragq.orchestration.context import assemble_context, rerank_lexical
+from ragq.orchestration.context import assemble_for_asks, rerank_lexical
 from ragq.orchestration.flow.actions import (
     Action,
     AnswerExtractively,
@@ -34,13 +34,26 @@ CONTEXT_KEY = "synthesize:context"
 
 
 def pooled_evidence(state: JobState) -> list[Evidence]:
-    """All evidence of the job, each item tagged with its sub-query's slot (for diversity)."""
-    slot = {s.id: s.slot for s in state.sub_queries}
-    return [e.item.model_copy(update={"sub_query_index": slot.get(e.sub_query_id or "", 0)})
-            for e in state.evidence]
+    """All evidence of the job, each item tagged with its sub-query's slot (for diversity) and
+    the ask its sub-query serves."""
+    subs = {s.id: s for s in state.sub_queries}
+    out = []
+    for e in state.evidence:
+        sq = subs.get(e.sub_query_id or "")
+        out.append(e.item.model_copy(update={"sub_query_index": sq.slot if sq else 0,
+                                             "ask_index": sq.ask if sq else None}))
+    return out
+
+
+def reranked(state: JobState, pool: list[Evidence]) -> list[Evidence]:
+    """Each item rescored against the words of the ask it was found for (the whole of what
+    the job asks, for a follow-up's)."""
+    return [rerank_lexical([item], state.ask_text(item.ask_index))[0] for item in pool]
 
 
 def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
+    """Pay for the rerank, the context (forced: assembling it is cheap and an answer is owed
+    whatever ran out) and the answer model, in that order."""
     rerank = Charge(RERANK_KEY, {BudgetDimension.RERANK_CALLS: 1,
                                  BudgetDimension.COST_USD: state.config.rerank_call_usd},
                     step="rerank")
@@ -58,39 +71,43 @@ def skip_unlaunched(state: JobState) -> list[Action]:
 
 def _context_and_answer(state: JobState, event: SynthesizeDue, *, rerank: bool
                         ) -> list[Action]:
-    """The context under the token budget (counted with the real tokenizer), paid, then the
-    synthesizer's call, which reserves the context's tokens."""
+    """The context under the token budget (counted with the real tokenizer; each ask of a
+    ticket gets its share, the whole scaled by the number of asks), then the synthesizer's
+    call, which reserves the context's tokens. The context is recorded as spent whatever the
+    budget says (it never passes what is left): the answer is owed in any case."""
     config = state.config
     pool = pooled_evidence(state)
     if rerank:
-        pool = rerank_lexical(pool, state.question)
+        pool = reranked(state, pool)
+    asks = max(1, len(state.asks))
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
-    limit = config.context_max_tokens if left is None else min(config.context_max_tokens,
-                                                               int(left))
-    context = assemble_context(pool, max_tokens=limit, count_tokens=config.count_tokens,
-                               max_items=config.context_max_chunks)
+    limit = config.context_max_tokens * asks
+    limit = limit if left is None else min(limit, int(left))
+    context = assemble_for_asks(pool, asks=asks, max_tokens=limit,
+                                count_tokens=config.count_tokens,
+                                max_items=config.context_max_chunks * asks)
     tokens = sum(config.count_tokens(c.text) for c in context)
-    paid = Charge(CONTEXT_KEY, {BudgetDimension.CONTEXT_TOKENS: tokens}, step="context")
+    paid = Charge(CONTEXT_KEY, {BudgetDimension.CONTEXT_TOKENS: tokens}, step="context",
+                  force=True)
     return [paid, *_answer(state, event, context, tokens)]
 
 
 def _answer(state: JobState, event: SynthesizeDue, context: list[Evidence], tokens: int
             ) -> list[Action]:
     strategy = state.strategy or Strategy.SINGLE
-    request = SynthesizeRequest(state.question, tuple(context), strategy.value,
-                                tuple(state.findings))
+    asks = tuple(a.text for a in state.asks) if len(state.asks) > 1 else ()
+    request = SynthesizeRequest(state.asked, tuple(context), strategy.value,
+                                tuple(state.findings), asks)
     return ask("synthesizer", "synthesize", tokens, request,
                {"stop_reason": event.stop_reason, "context_tokens": tokens})
 
 
 def on_refused(state: JobState, event: Refused) -> list[Action]:
-    """A refused rerank skips it; a refused context answers from nothing; a refused model
-    call answers extractively, without a model."""
+    """A refused rerank skips it; a refused model call answers extractively, without a
+    model, from the same context (the context itself is never refused)."""
     assert isinstance(event.during, SynthesizeDue)
     if event.charge.key == RERANK_KEY:
         return _context_and_answer(state, event.during, rerank=False)
-    if event.charge.key == CONTEXT_KEY:
-        return _answer(state, event.during, [], 0)
     call = next(a for a in event.dropped if isinstance(a, CallRole))
     return [AnswerExtractively(call)]
 

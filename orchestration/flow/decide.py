@@ -50,6 +50,7 @@ HANDLERS: dict[type[Event], Handler] = {
 }
 
 ANSWERS: dict[str, Handler] = {
+    "ticket_reader": start.on_reader,
     "router": start.on_router,
     "planner": start.on_planner,
     "sufficiency": check.on_sufficiency,
@@ -70,6 +71,7 @@ REFUSALS: dict[type[Event], Handler] = {
     SynthesizeDue: answer.on_refused,
 }
 REFUSED_ANSWERS: dict[str, Handler] = {
+    "ticket_reader": start.out_of_budget,
     "router": start.out_of_budget,
     "sufficiency": check.on_refused,
 }

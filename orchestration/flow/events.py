@@ -37,9 +37,10 @@ class PlanDue(Event):
 
 @dataclass(frozen=True)
 class PlanLookedUp(Event):
-    """The plan cache answered: the plan cached for this question, or None."""
+    """The plan cache answered for ask ``ask``: the plan cached for its text, or None."""
 
     plan: Plan | None
+    ask: int = 0
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,8 @@ class _Request:
         self.sq = state.sub_query(due.round, due.index)
         self.query = query or due.text or query_text(state, self.sq)
         config = state.config
-        self.top_k = search_width(self.query, state.question, top_k=config.search_top_k,
+        self.top_k = search_width(self.query, state.ask_text(self.sq.ask),
+                                  top_k=config.search_top_k,
                                   context_chunks=config.context_max_chunks)
         self.key = retrieval_key(self.query, collection=state.collection, acl=state.acl,
                                  top_k=self.top_k)

@@ -52,8 +52,8 @@ def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
 
 def on_verify_due(state: JobState, event: VerifyDue) -> list[Action]:
     evidence = tuple(state.evidence_of())
-    reserve = estimate_tokens(" ".join([state.question, *(e.text for e in evidence)]))
-    request = VerifyRequest(state.question, evidence, tuple(state.findings))
+    reserve = estimate_tokens(" ".join([state.asked, *(e.text for e in evidence)]))
+    request = VerifyRequest(state.asked, evidence, tuple(state.findings))
     return [SetStatus(JobStatus.VERIFYING),
             *ask("verifier", f"verify:{event.round}", reserve, request, {"round": event.round})]
 

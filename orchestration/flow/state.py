@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ragq.orchestration.context import estimate_tokens
-from ragq.schemas.flow import Evidence, Plan, Strategy
+from ragq.schemas.flow import Evidence, Plan, QuestionClass, Strategy
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
@@ -70,6 +70,23 @@ class BudgetState:
 
 
 @dataclass(frozen=True)
+class AskState:
+    """One ask of the job (a plain question is a job of one ask): its text, route and plan."""
+
+    index: int
+    text: str
+    route: str | None = None
+    question_class: QuestionClass | None = None
+    route_reason: str = ""
+    plan: Plan | None = None
+    plan_cache_hit: bool = False
+
+    @property
+    def routed(self) -> bool:
+        return self.route is not None
+
+
+@dataclass(frozen=True)
 class SubQueryState:
     """One sub-query: planned text, what was searched, where it stands."""
 
@@ -82,6 +99,7 @@ class SubQueryState:
     status: SubQueryStatus = SubQueryStatus.PENDING
     finding: str | None = None
     origin: SubQueryOrigin = SubQueryOrigin.PLAN
+    ask: int | None = None
 
     @property
     def searched_text(self) -> str:
@@ -148,6 +166,9 @@ class JobState:
     meta: Mapping[str, Any] = field(default_factory=dict)
     batch_budget: Mapping[str, Any] | None = None
     budget: BudgetState | None = None
+    read: bool = False
+    ticket_context: str = ""
+    asks: tuple[AskState, ...] = ()
     plan: Plan | None = None
     strategy: Strategy | None = None
     sub_queries: tuple[SubQueryState, ...] = ()
@@ -159,6 +180,23 @@ class JobState:
     def ended(self) -> bool:
         """Whether the job already ended (completed, failed, cancelled …): do nothing more."""
         return self.status in TERMINAL_JOB_STATUSES
+
+    def ask(self, index: int) -> AskState:
+        """Ask ``index``; raises KeyError when the job has none (it was not read yet)."""
+        for ask in self.asks:
+            if ask.index == index:
+                return ask
+        raise KeyError(f"job {self.job_id} has no ask {index}")
+
+    def ask_text(self, index: int | None) -> str:
+        """What ask ``index`` asks; the whole of what the job asks for None (a follow-up)."""
+        return self.ask(index).text if index is not None and self.asks else self.asked
+
+    @property
+    def asked(self) -> str:
+        """What the job asks, without the ticket's noise: its asks, one per line (the question
+        itself before the job was read)."""
+        return "\n".join(a.text for a in self.asks) if self.asks else self.question
 
     def sub_query(self, round_: int, index: int) -> SubQueryState:
         """The sub-query at (round, index); raises KeyError when the ledger has none."""
@@ -179,8 +217,12 @@ class JobState:
     def evidence_of(self, *, request_id: str | None = None, sub_query_id: str | None = None,
                     slot: int | None = None) -> list[Evidence]:
         """The evidence of one request or one sub-query (all when neither is given), oldest
-        request first, best rank first, tagged with ``slot`` as its sub-query index."""
-        return [e.item.model_copy(update={"sub_query_index": slot}) for e in self.evidence
+        request first, best rank first, tagged with ``slot`` as its sub-query index and with
+        the ask its sub-query serves."""
+        asks = {s.id: s.ask for s in self.sub_queries}
+        return [e.item.model_copy(update={"sub_query_index": slot,
+                                          "ask_index": asks.get(e.sub_query_id or "")})
+                for e in self.evidence
                 if (request_id is None or e.request_id == request_id)
                 and (sub_query_id is None or e.sub_query_id == sub_query_id)]
 

@@ -14,6 +14,7 @@ from typing import TypeVar
 from ragq.providers.offline import (
     finder,
     planner,
+    reader,
     rewriter,
     router,
     sufficiency,
@@ -31,6 +32,7 @@ from ragq.schemas.flow import (
     Rewrite,
     RouteDecision,
     SufficiencyVerdict,
+    TicketReading,
     Usage,
     Verification,
 )
@@ -66,10 +68,16 @@ class OfflineProvider:
     def name(self) -> str:
         return MODEL
 
+    def read_ticket(self, text: str) -> tuple[TicketReading, Usage]:
+        return _metered(lambda: reader.read_ticket(text), [text],
+                        lambda r: " ".join(a.text for a in r.asks))
+
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         return _metered(lambda: router.route(question), [question], lambda r: r.reason)
 
-    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
+    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
+             ) -> tuple[Plan, Usage]:
+        # The heuristic planner reads the question's form; a ticket's context adds no form.
         return _metered(lambda: planner.plan(question, max_sub_queries=max_sub_queries),
                         [question], lambda p: " ".join(s.text for s in p.sub_queries))
 
@@ -95,8 +103,9 @@ class OfflineProvider:
                         lambda v: " ".join(v.follow_up_queries))
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
-                   findings: Sequence[str]) -> tuple[DraftAnswer, Usage]:
+                   findings: Sequence[str], asks: Sequence[str] = ()
+                   ) -> tuple[DraftAnswer, Usage]:
         return _metered(
             lambda: synthesizer.synthesize(question, context, strategy=strategy,
-                                           findings=findings),
+                                           findings=findings, asks=asks),
             [question, *_texts(context), *findings], lambda d: d.answer)

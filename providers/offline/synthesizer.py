@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ragq.providers.offline.contradictions import detect
 from ragq.providers.offline.lexicon import entities, key_terms, sentences, term_set
-from ragq.schemas.flow import Citation, DraftAnswer, Evidence
+from ragq.schemas.flow import AskAnswer, Citation, DraftAnswer, Evidence
 
 MAX_SENTENCES = 4
 MIN_SUPPORT = 0.34  # share of the question's key terms the best sentence must carry
@@ -54,9 +54,13 @@ def _pick(question: str, context: Sequence[Evidence], findings: Sequence[str]) -
 
 
 def synthesize(question: str, context: Sequence[Evidence], *, strategy: str,
-               findings: Sequence[str]) -> DraftAnswer:
+               findings: Sequence[str], asks: Sequence[str] = ()) -> DraftAnswer:
     """An extractive answer citing every sentence it uses; ``insufficient`` when no sentence
-    carries at least ``MIN_SUPPORT`` of the question's key terms and entities."""
+    carries at least ``MIN_SUPPORT`` of the question's key terms and entities. With ``asks``
+    (a ticket's), each ask is answered in turn from the context found for it (and what no ask
+    found), and the answer lists them in order."""
+    if asks:
+        return _answer_each(asks, context)
     chosen = _pick(question, context, findings)
     contradictions = detect(context)
     if not chosen or chosen[0].score < MIN_SUPPORT:
@@ -70,3 +74,19 @@ def synthesize(question: str, context: Sequence[Evidence], *, strategy: str,
                    for c in chosen],
         contradictions=contradictions, extractive=True, insufficient=False,
     )
+
+
+def _answer_each(asks: Sequence[str], context: Sequence[Evidence]) -> DraftAnswer:
+    answers = []
+    for index, ask in enumerate(asks):
+        mine = [e for e in context if e.ask_index in (index, None)]
+        draft = synthesize(ask, mine, strategy="single", findings=())
+        answers.append(AskAnswer(index=index, answer=draft.answer, citations=draft.citations,
+                                 contradictions=draft.contradictions,
+                                 insufficient=draft.insufficient))
+    text = "\n\n".join(f"{i + 1}. {ask}\n{a.answer}"
+                         for i, (ask, a) in enumerate(zip(asks, answers, strict=True)))
+    return DraftAnswer(
+        answer=text, citations=[c for a in answers for c in a.citations],
+        contradictions=[c for a in answers for c in a.contradictions], extractive=True,
+        insufficient=all(a.insufficient for a in answers), asks=answers)

@@ -19,6 +19,8 @@ from ragq.errors import ProviderError
 from ragq.orchestration.flow import FlowConfig
 from ragq.schemas.cache import CachedEvidence
 from ragq.schemas.flow import (
+    Ask,
+    AskAnswer,
     Citation,
     DraftAnswer,
     Evidence,
@@ -30,6 +32,7 @@ from ragq.schemas.flow import (
     RouteDecision,
     Strategy,
     SufficiencyVerdict,
+    TicketReading,
     Usage,
     Verification,
 )
@@ -67,11 +70,17 @@ class SeededProvider:
     def _text(self, n: int = 3) -> str:
         return " ".join(self.rng.choice(WORDS) for _ in range(n))
 
+    def read_ticket(self, text: str) -> tuple[TicketReading, Usage]:
+        usage = self._usage("ticket_reader")
+        asks = [Ask(text=self._text(5) + "?") for _ in range(self.rng.randint(1, 4))]
+        return TicketReading(asks=asks, context=self._text(8)), usage
+
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         usage = self._usage("router")
         return RouteDecision(question_class=self.rng.choice(list(QuestionClass))), usage
 
-    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
+    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
+             ) -> tuple[Plan, Usage]:
         usage = self._usage("planner")
         subs = []
         for i in range(self.rng.randint(0, 7)):
@@ -104,11 +113,16 @@ class SeededProvider:
                             follow_up_queries=follow_ups + follow_ups[:1]), usage
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
-                   findings: Sequence[str]) -> tuple[DraftAnswer, Usage]:
+                   findings: Sequence[str], asks: Sequence[str] = ()
+                   ) -> tuple[DraftAnswer, Usage]:
         usage = self._usage("synthesizer")
+        answers = [AskAnswer(index=i, answer=self._text(4),
+                             citations=[Citation(doc_id=c.doc_id, chunk_id=c.chunk_id)
+                                        for c in context if c.ask_index == i],
+                             insufficient=self.rng.random() < 0.3) for i in range(len(asks))]
         cited = [Citation(doc_id=c.doc_id, chunk_id=c.chunk_id) for c in context
                  if self.rng.random() < 0.5]
-        return DraftAnswer(answer=self._text(6), citations=cited,
+        return DraftAnswer(answer=self._text(6), citations=cited, asks=answers,
                            insufficient=self.rng.random() < 0.2), usage
 
 

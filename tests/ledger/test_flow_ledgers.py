@@ -20,7 +20,9 @@ from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
 
-QUESTION = "Who founded the company that makes the camera lens?"
+QUESTIONS = ["Who founded the company that makes the camera lens?",
+             "Hi,\n\nWe sell lenses.\n\n1. What is the refund limit?\n2. How do I rotate a key?"
+             "\n\nBest,\nKim"]
 
 
 @pytest.fixture(scope="module")
@@ -30,15 +32,15 @@ def sql_ledger(tmp_path_factory: pytest.TempPathFactory) -> SqlFlowLedger:
     return SqlFlowLedger(make_engine(url))
 
 
-def _run(ledger: Any, seed: int, job_id: str, route: str | None) -> None:
+def _run(ledger: Any, seed: int, job_id: str) -> None:
     runner = Runner(ledger, seeded_world(seed, failure_rate=0.03), config())
     InlineDispatcher(runner).run(job_id)
 
 
-def _memory_books(seed: int, meta: dict[str, Any]) -> dict[str, Any]:
+def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, Any]:
     ledger = MemoryLedger()
-    job_id = ledger.add_job(QUESTION, collection=COLLECTION, meta=meta)
-    _run(ledger, seed, job_id, meta.get("route"))
+    job_id = ledger.add_job(question, collection=COLLECTION, meta=meta)
+    _run(ledger, seed, job_id)
     job = ledger.jobs[job_id]
     assert job.budget is not None
     return {"result": _comparable(job.result),
@@ -49,12 +51,13 @@ def _memory_books(seed: int, meta: dict[str, Any]) -> dict[str, Any]:
             "calls": sorted(role for role, *_ in job.model_calls.values())}
 
 
-def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any]) -> dict[str, Any]:
+def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question: str
+               ) -> dict[str, Any]:
     with session_scope(ledger.engine) as session:
         job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
-                         collection=COLLECTION, question=QUESTION, acl=["public"],
+                         collection=COLLECTION, question=question, acl=["public"],
                          metadata=meta).id
-    _run(ledger, seed, job_id, meta.get("route"))
+    _run(ledger, seed, job_id)
     with session_scope(ledger.engine, readonly=True) as session:
         job = session.get(JobRow, job_id)
         budget = session.get(JobBudgetRow, job_id)
@@ -82,7 +85,7 @@ def _comparable(result: dict[str, Any] | None) -> dict[str, Any]:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1),
        route=st.sampled_from([None, "simple", "bounded", "full"]),
-       steps=st.sampled_from([None, 4, 12, 40]))
-def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, steps):
+       steps=st.sampled_from([None, 4, 12, 40]), question=st.sampled_from(QUESTIONS))
+def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, steps, question):
     meta = {"route": route, "budget": {"max_steps": steps} if steps else None}
-    assert _sql_books(sql_ledger, seed, meta) == _memory_books(seed, meta)
+    assert _sql_books(sql_ledger, seed, meta, question) == _memory_books(seed, meta, question)

@@ -31,7 +31,9 @@ from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
 
 QUESTIONS = ["Who founded the company that makes the camera?", "What is the refund plan limit?",
-             "Compare the drone and the camera lens", "How do I rotate a key?"]
+             "Compare the drone and the camera lens", "How do I rotate a key?",
+             "Hello,\n\nWe run a shop.\n\nWhat is the refund limit? How do I rotate a key?\n\n"
+             "Thanks,\nAl"]
 COUNTED = (BudgetDimension.STEPS, BudgetDimension.RETRIEVAL_CALLS,
            BudgetDimension.UNIQUE_QUERIES, BudgetDimension.RERANK_CALLS,
            BudgetDimension.CONTEXT_TOKENS)
@@ -119,6 +121,9 @@ def test_every_job_keeps_the_flows_promises(seed, budget, route, dedup, expansio
 
         assert job.endings == 1 and job.status in TERMINAL_JOB_STATUSES
         assert job.result is not None and job.result["status"] == job.status.value
+        assert [a["index"] for a in job.result["asks"]] == sorted(job.asks)
+        assert {a["status"] for a in job.result["asks"]} <= {"answered", "incomplete",
+                                                             "insufficient_evidence"}
         assert all(sq.status != SubQueryStatus.PENDING for sq in job.sub_queries.values())
         _within_budget(job)
         _spend_is_booked(job)
