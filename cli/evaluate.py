@@ -114,10 +114,15 @@ def tables(report: dict[str, Any], width: int = TABLE_WIDTH) -> list[Table]:
 
 
 def print_tables(report: dict[str, Any], out: Console) -> None:
-    """The tables at the terminal's width, or at :data:`TABLE_WIDTH` off a terminal."""
-    width = out.width if out.is_terminal else TABLE_WIDTH
-    for part in tables(report, width):
-        out.print(part, width=width)
+    """The tables at the terminal's width, or at :data:`TABLE_WIDTH` off a terminal (where
+    rich would otherwise assume 80 columns and cut figures)."""
+    width, kept = (out.width if out.is_terminal else TABLE_WIDTH), out.width
+    out.width = width
+    try:
+        for part in tables(report, width):
+            out.print(part)
+    finally:
+        out.width = kept
 
 
 def evaluate(settings: Settings, dataset: Path, *, limit: int | None, json_out: Path | None,

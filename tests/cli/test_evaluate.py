@@ -3,9 +3,11 @@ do not apply as a dash, every figure whole at 100 columns and, split, at 80."""
 
 from __future__ import annotations
 
+import io
+
 from rich.console import Console
 
-from ragq.cli.evaluate import COST, NOT_APPLICABLE, QUALITY, tables
+from ragq.cli.evaluate import COST, NOT_APPLICABLE, QUALITY, print_tables, tables
 from ragq.evaluation.metrics import question_row
 from ragq.evaluation.run import _by_route
 
@@ -94,3 +96,41 @@ def test_the_baseline_shows_a_dash_for_answer_and_latency_figures() -> None:
     agentic_quality, agentic_cost = _rows_of(text, "agentic")[0], _rows_of(text, "agentic")[2]
     assert agentic_quality[-2:] == ["1.000", "1.000"]
     assert agentic_cost[-2:] == ["53,612", "53,612"]
+
+
+def test_off_a_terminal_the_tables_are_laid_out_for_100_columns_not_80() -> None:
+    out = io.StringIO()
+    print_tables(_wide_report(), Console(file=out, force_terminal=False, width=80))
+    text = out.getvalue()
+    assert "…" not in text and max(len(line.rstrip()) for line in text.splitlines()) <= 100
+    assert all(value in text for value in _values(_wide_report()))
+
+
+def test_eval_into_a_file_writes_progress_lines_before_the_tables(stack, tmp_path) -> None:
+    """`ragq eval … > out.txt` as a user runs it against a running stack: the file gets the
+    progress lines as the run goes, then the tables; `--json FILE` gets the report."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    dataset = Path(__file__).resolve().parents[2] / "examples" / "eval"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGQ_")}
+    env["RAGQ_HOME"] = str(stack.settings.home)
+    for name in ("broker_url", "database_url"):
+        if getattr(stack.settings, name):
+            env[f"RAGQ_{name.upper()}"] = str(getattr(stack.settings, name))
+    out, report = tmp_path / "out.txt", tmp_path / "report.json"
+    with out.open("w") as fh:
+        subprocess.run([sys.executable, "-m", "ragq.cli", "eval", str(dataset), "--limit", "4",
+                        "--json", str(report), "--progress-every", "2"], env=env, stdout=fh,
+                       stderr=subprocess.PIPE, text=True, timeout=300, check=True)
+    lines = out.read_text().splitlines()
+    progress = [line for line in lines if line.startswith(("ingest:", "answer:"))]
+    assert progress[0].startswith("ingest: 0/10") and progress[-1].startswith("answer: 4/4")
+    assert any(line.startswith("answer: 0/4") for line in progress)  # the stage's first line
+    first_table = next(n for n, line in enumerate(lines) if "answer quality" in line)
+    assert lines.index(progress[-1]) < first_table
+    assert "…" not in out.read_text()
+    assert json.loads(report.read_text())["agentic"]["overall"]["questions"] == 4
