@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from ragq.api import errors
+from ragq.api import docs, errors
 from ragq.api.metrics import build_registry
 from ragq.api.routers import batches, jobs, ops
 from ragq.settings import Settings
@@ -12,18 +12,23 @@ from ragq.workers.resources import resources_for
 
 DESCRIPTION = """Submit questions and JSONL ticket batches, follow them, fetch results with
 their evidence and cost. Authenticate with `Authorization: Bearer <key>` (`ragq keys create`).
-Webhooks follow Standard Webhooks; verify them with `webhooks.verify_signature`."""
+Webhooks follow Standard Webhooks; verify them with `ragq.webhooks.verify_signature` or
+`ragq webhooks verify`."""
 
 
 def create_api(settings: Settings) -> FastAPI:
     """An app serving ``settings``' stack; several may live in one process (tests). Its ledger
     engine is the process's (:func:`resources_for`), the one the submission core its routes
     call borrows too."""
-    app = FastAPI(title="ragq", version="1", description=DESCRIPTION)
+    # docs_url/redoc_url off: FastAPI's pages load Swagger UI from a CDN; docs.install serves
+    # it from the installed swagger-ui-bundle-v2 files instead.
+    app = FastAPI(title="ragq", version="1", description=DESCRIPTION, docs_url=None,
+                  redoc_url=None)
     app.state.settings = settings
     app.state.engine = resources_for(settings).engine
     app.state.registry = build_registry(settings, app.state.engine)
     errors.install(app)
+    docs.install(app)
     for router in (batches.router, jobs.router, ops.router):
         app.include_router(router)
     return app

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ragq.cli.output import console, emit_json, err_console
+from ragq.cli.progress import StageProgress
 
 if TYPE_CHECKING:
     from ragq.ingestion.submit import IngestReport
@@ -19,18 +19,13 @@ SEARCH = Task.SEARCH
 
 
 def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) -> None:
-    progress = Progress(
-        TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err_console, disable=as_json,
-    )
+    """Ingest ``path``; progress (on stderr) starts with the first finished batch, so a bad
+    path or a stopped stack prints its error alone."""
     from ragq.ingestion.submit import ingest_path
 
-    with progress:
-        bar = progress.add_task("ingest", total=None)
-        report = ingest_path(
-            settings, path, collection=collection,
-            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
-        )
+    with StageProgress(err_console, disable=as_json) as progress:
+        report = ingest_path(settings, path, collection=collection,
+                             on_progress=progress.stage("ingesting"))
     summarize(report, settings, collection=collection, as_json=as_json)
 
 

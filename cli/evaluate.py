@@ -1,4 +1,10 @@
-"""`ragq eval DATASET_DIR`: the report table, agentic beside the single-shot baseline."""
+"""`ragq eval DATASET_DIR`: the report tables, agentic beside the single-shot baseline.
+
+The tables fit 100 columns; on a narrower terminal a table is split into parts that each fit,
+every part repeating the flow and route columns, so no figure is ever cut to ``0.0000…``. A
+figure that does not apply to a flow, or has no value (no correct answer to divide by), is
+shown as :data:`NOT_APPLICABLE`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.console import Console
 from rich.table import Table
 
 from ragq.cli.output import console, emit_json, err_console
+from ragq.cli.progress import StageProgress
 from ragq.settings import Settings
 
 Column = tuple[str, str, str]  # (figure key, header, format)
@@ -27,53 +34,110 @@ COST: list[Column] = [
 ]
 """The printed figures; p95 of calls, EM and totals are in the JSON report only."""
 
+NOT_APPLICABLE = "–"
+FLOW_NA: dict[str, set[str]] = {
+    # The baseline writes no answer, and its latency is one batched search divided by the
+    # questions of the batch: the same number for each, not a per-question latency.
+    "baseline": {"answer_f1", "answer_in_text", "latency_ms_p50", "latency_ms_p95"},
+}
+"""Figures the JSON report carries for a flow that mean nothing for it."""
 
-def _cell(figures: dict[str, Any], key: str, fmt: str) -> str:
+TABLE_WIDTH = 100
+"""Width the tables are laid out for when the output is not a terminal (a file, a pipe)."""
+KEYS = (("flow", "flow"), ("route", "route"))
+
+
+def _cell(flow: str, figures: dict[str, Any], key: str, fmt: str) -> str:
     value = figures.get(key)
-    return "—" if value is None else fmt.format(value)
+    if value is None or key in FLOW_NA.get(flow, set()):
+        return NOT_APPLICABLE
+    return fmt.format(value)
 
 
-def _table(report: dict[str, Any], title: str, columns: list[Column]) -> Table:
-    out = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True)
-    out.add_column("flow", no_wrap=True)
-    out.add_column("route", no_wrap=True)
-    for _, label, _ in columns:
-        out.add_column(label, justify="right", no_wrap=True)
-    for flow in ("agentic", "baseline"):
-        for route, figures in report[flow].items():
-            out.add_row(flow, route, *[_cell(figures, key, fmt) for key, _, fmt in columns])
-    return out
+def _rows(report: dict[str, Any], columns: list[Column]) -> list[list[str]]:
+    """Cells of every (flow, route): the key cells, then one per column."""
+    return [[flow, route, *[_cell(flow, figures, key, fmt) for key, _, fmt in columns]]
+            for flow in ("agentic", "baseline") for route, figures in report[flow].items()]
 
 
-def tables(report: dict[str, Any]) -> list[Table]:
-    """Answer quality, then cost and effort, each per flow and route (two narrow tables)."""
+def _table(title: str, headers: list[str], rows: list[list[str]], part: list[int]) -> Table:
+    table = Table(title=title or None, box=box.SIMPLE_HEAD, collapse_padding=True,
+                  pad_edge=False)
+    for i in range(len(KEYS)):
+        table.add_column(headers[i], no_wrap=True)
+    for i in part:
+        table.add_column(headers[i], justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row[: len(KEYS)], *[row[i] for i in part])
+    return table
+
+
+_MEASURE = Console(width=10_000, color_system=None)
+
+
+def _width(headers: list[str], rows: list[list[str]], part: list[int]) -> int:
+    """Columns a table of ``part`` needs to show every cell whole (a title wraps)."""
+    return _MEASURE.measure(_table("", headers, rows, part)).maximum
+
+
+def _tables(report: dict[str, Any], title: str, columns: list[Column], width: int
+            ) -> list[Table]:
+    """The table of ``columns``, or, when it is wider than ``width``, its value columns split
+    into as few parts as fit, each repeating the key columns (a column too wide for any part
+    still gets one of its own). Parts are balanced where they fit, so no part is a stub."""
+    headers = [label for _, label in KEYS] + [label for _, label, _ in columns]
+    rows = _rows(report, columns)
+    values = list(range(len(KEYS), len(headers)))
+    greedy: list[list[int]] = [[]]
+    for i in values:
+        if greedy[-1] and _width(headers, rows, [*greedy[-1], i]) > width:
+            greedy.append([])
+        greedy[-1].append(i)
+    if len(greedy) == 1:
+        return [_table(title, headers, rows, values)]
+    k = len(greedy)
+    even = [values[n * len(values) // k:(n + 1) * len(values) // k] for n in range(k)]
+    parts = even if all(_width(headers, rows, p) <= width for p in even) else greedy
+    return [_table(title if n == 1 else "", headers, rows, part) for n, part in
+            enumerate(parts, start=1)]
+
+
+def tables(report: dict[str, Any], width: int = TABLE_WIDTH) -> list[Table]:
+    """Answer quality, then cost and effort, each per flow and route, each split into parts
+    that fit ``width`` columns."""
     quality = (f"{report['dataset']}: answer quality (mean context "
                f"{report['context_chunks_mean']:.1f} chunks; the baseline gets the same number "
                "per question)")
     cost = ("cost and effort per question ($/correct = total cost / all-gold questions; "
-            "exhausted = budget_exhausted jobs)")
-    return [_table(report, quality, QUALITY), _table(report, cost, COST)]
+            f"exhausted = budget_exhausted jobs; {NOT_APPLICABLE} = does not apply)")
+    return [*_tables(report, quality, QUALITY, width), *_tables(report, cost, COST, width)]
+
+
+def print_tables(report: dict[str, Any], out: Console) -> None:
+    """The tables at the terminal's width, or at :data:`TABLE_WIDTH` off a terminal (where
+    rich would otherwise assume 80 columns and cut figures)."""
+    width, kept = (out.width if out.is_terminal else TABLE_WIDTH), out.width
+    out.width = width
+    try:
+        for part in tables(report, width):
+            out.print(part)
+    finally:
+        out.width = kept
 
 
 def evaluate(settings: Settings, dataset: Path, *, limit: int | None, json_out: Path | None,
-             as_json: bool) -> None:
+             as_json: bool, every: int | None = None) -> None:
+    """Run the evaluation, following it on the stream the report goes to: stdout for the
+    tables (so ``> out.txt`` shows progress while it runs), stderr when stdout carries JSON."""
     from ragq.evaluation import run_eval, write_report
 
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=err_console, disable=as_json)
-    bars: dict[str, Any] = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        if stage not in bars:
-            bars[stage] = progress.add_task(stage, total=total)
-        progress.update(bars[stage], completed=done, total=total)
-
-    with progress:
-        report = run_eval(settings, dataset, limit=limit, on_progress=update)
+    with StageProgress(err_console if as_json else console, every=every) as progress:
+        report = run_eval(settings, dataset, limit=limit, on_progress=progress.update)
     if json_out:
         write_report(report, json_out)
     if as_json:
         emit_json(report)
     else:
-        for part in tables(report):
-            console.print(part)
+        print_tables(report, console)
+        if json_out:
+            console.print(f"report written to {json_out}", highlight=False)

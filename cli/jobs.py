@@ -8,17 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from ragq.cli.output import console, emit_json, err_console, fail
+from ragq.cli.progress import StageProgress
 from ragq.errors import InputError
 from ragq.settings import Settings
-
-
-def _progress(disable: bool) -> Progress:
-    return Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=err_console, disable=disable)
 
 
 def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
@@ -31,10 +26,9 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
         console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
                       f"{sent.errors} bad lines (see `ragq errors {sent.batch_id}`)")
     if wait:
-        with _progress(as_json) as progress:
-            bar = progress.add_task("batch", total=len(sent.job_ids))
-            view = submission.wait(settings, sent.batch_id, on_progress=lambda d, t:
-                                   progress.update(bar, completed=d, total=t))
+        with StageProgress(err_console, disable=as_json) as progress:
+            view = submission.wait(settings, sent.batch_id,
+                                   on_progress=progress.stage("answering"))
         if not as_json:
             _print_batch(view)
         if output or show:
@@ -44,10 +38,11 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
 
 
 def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
-        as_json: bool) -> None:
+        custom_id: str | None, as_json: bool) -> None:
     from ragq import submission
 
-    job_id = submission.ask(settings, question, collection=collection, acl=acl)
+    job_id = submission.ask(settings, question, collection=collection, acl=acl,
+                            custom_id=custom_id)
     with nullcontext() if as_json else console.status("answering…"):
         view = submission.wait(settings, job_id, timeout_s=600)
     if as_json:

@@ -10,12 +10,13 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
+from ragq.cli.helptext import App
 from ragq.cli.output import console, emit_json, fail
 from ragq.errors import LedgerError
 from ragq.schemas.reports import BatchReport, CostTotals, JobLedger
 from ragq.settings import Settings, build_settings
 
-ledger_app = typer.Typer(help="Cost reports from the ledger: one job, one batch.",
+ledger_app = App(help="Cost reports from the ledger: one job, one batch.",
                          no_args_is_help=True)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 Report = TypeVar("Report", bound=BaseModel)

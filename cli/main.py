@@ -14,26 +14,29 @@ import typer
 from pydantic import ValidationError
 
 from ragq.cli import documents, evaluate, jobs, service, stack
+from ragq.cli.helptext import App
 from ragq.cli.ledger import ledger_app
 from ragq.cli.output import emit_json, fail
 from ragq.errors import RagqError
 from ragq.settings import Settings, build_settings
 from ragq.workers.client import close_clients
 
-app = typer.Typer(
+app = App(
     name="ragq", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
     help="Agentic retrieval-augmented answering as a distributed job system.",
 )
-db_app = typer.Typer(help="The ledger database.", no_args_is_help=True)
+db_app = App(help="The ledger database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(service.keys_app, name="keys")
 app.add_typer(service.webhooks_app, name="webhooks")
 app.add_typer(ledger_app, name="ledger")
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-CollectionOpt = Annotated[
-    str | None, typer.Option("--collection", "-c", help="Collection (default: RAGQ_COLLECTION).")
-]
+JsonFlag = Annotated[bool, typer.Option(
+    "--json", help="Print one JSON document on stdout instead of text.")]
+CollectionOpt = Annotated[str | None, typer.Option(
+    "--collection", "-c", metavar="NAME", help="Collection (default: RAGQ_COLLECTION).")]
+AclOpt = Annotated[str, typer.Option(
+    metavar="LABELS", help="Comma-separated ACL labels of the reader, e.g. public,staff.")]
 
 
 def _settings() -> Settings:
@@ -61,8 +64,8 @@ def down(as_json: JsonFlag = False) -> None:
 
 @app.command()
 def status(
-    target: Annotated[str | None, typer.Argument(help="A batch or job id (default: the stack).")]
-    = None,
+    target: Annotated[str | None, typer.Argument(
+        metavar="ID", help="A batch or job id (default: the stack).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Show what runs (or, given an id, the status of a batch or job)."""
@@ -74,7 +77,9 @@ def status(
 
 @app.command()
 def ingest(
-    path: Annotated[Path, typer.Argument(help="A JSONL file, a .md/.txt file or a folder.")],
+    path: Annotated[Path, typer.Argument(help=(
+        "A JSONL file of documents, a .md/.txt file, a folder of them, or a dataset folder "
+        "(its corpus.jsonl)."))],
     collection: CollectionOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -87,9 +92,9 @@ def ingest(
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     collection: CollectionOpt = None,
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=200)] = 5,
-    acl: Annotated[str | None, typer.Option(help="Comma-separated ACL labels of the reader.")]
-    = "public",
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=200, metavar="N",
+                                       help="How many hits.")] = 5,
+    acl: AclOpt = "public",
     as_json: JsonFlag = False,
 ) -> None:
     """Dense search of a collection, filtered by ACL (a check that retrieval works)."""
@@ -101,15 +106,17 @@ def search(
 
 @app.command()
 def submit(
-    tickets: Annotated[Path, typer.Argument(help="A JSONL file of tickets (SPEC format).")],
+    tickets: Annotated[Path, typer.Argument(help=(
+        'A JSONL file of tickets, one {"custom_id": …, "question": …} per line.'))],
     collection: CollectionOpt = None,
     wait: Annotated[bool, typer.Option("--wait", help="Wait for the batch to finish.")] = False,
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="With --wait: write the results JSONL here.")] = None,
+        "--output", "-o", metavar="FILE", help="With --wait: write the results JSONL here.")]
+    = None,
     show: Annotated[bool, typer.Option("--show", help="With --wait: print the answers.")] = False,
     budget: Annotated[str | None, typer.Option(
-        "--budget", help='Budget of the batch, JSON: {"max_steps": 20}; a ticket\'s own keys win.')]
-    = None,
+        "--budget", metavar="JSON",
+        help='Budget of the batch, e.g. {"max_steps": 20}; a ticket\'s own keys win.')] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create a batch, one job per ticket; bad lines go to the batch's errors file."""
@@ -122,24 +129,30 @@ def submit(
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="The question.")],
+    question: Annotated[str, typer.Argument(help="The question, quoted.")],
     collection: CollectionOpt = None,
-    acl: Annotated[str, typer.Option(help="Comma-separated ACL labels of the asker.")] = "public",
+    acl: AclOpt = "public",
+    custom_id: Annotated[str | None, typer.Option(
+        "--custom-id", metavar="ID",
+        help="Your own id for the question, kept in its result (default: ask-<time>).")]
+    = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Answer one question and print the answer with its citations."""
     settings = _settings()
     labels = [a.strip() for a in acl.split(",") if a.strip()] or ["public"]
     jobs.ask(settings, question, collection=collection or settings.collection, acl=labels,
-             as_json=as_json)
+             custom_id=custom_id, as_json=as_json)
 
 
-OutOpt = Annotated[Path | None, typer.Option("--output", "-o", help="File (default: stdout).")]
+OutOpt = Annotated[Path | None, typer.Option(
+    "--output", "-o", metavar="FILE", help="Write the JSONL here (default: stdout).")]
+BatchArg = Annotated[str, typer.Argument(metavar="BATCH", help="Batch id (bat_…).")]
 
 
 @app.command()
 def results(
-    batch: Annotated[str, typer.Argument(help="Batch id.")],
+    batch: BatchArg,
     output: OutOpt = None,
     show: Annotated[bool, typer.Option("--show", help="Also print answers for people.")] = False,
 ) -> None:
@@ -148,14 +161,14 @@ def results(
 
 
 @app.command()
-def errors(batch: Annotated[str, typer.Argument(help="Batch id.")], output: OutOpt = None) -> None:
+def errors(batch: BatchArg, output: OutOpt = None) -> None:
     """Write the batch's errors JSONL (rejected lines with line number and reason, failed jobs)."""
     jobs.errors(_settings(), batch, output)
 
 
 @app.command()
 def cancel(
-    target: Annotated[str, typer.Argument(help="A batch or job id.")],
+    target: Annotated[str, typer.Argument(metavar="ID", help="A batch or job id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Cancel a batch or a job: open jobs stop at their next step; finished results stay."""
@@ -164,21 +177,38 @@ def cancel(
 
 @app.command("eval")
 def eval_(
-    dataset: Annotated[Path, typer.Argument(help="Folder with corpus.jsonl, questions.jsonl.")],
-    json_file: Annotated[Path | None, typer.Option("--json", help="Write the figures here.")]
-    = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N questions.", min=1)] = None,
-    print_json: Annotated[bool, typer.Option("--print-json", help="Print JSON, not a table.")]
-    = False,
+    dataset: Annotated[Path, typer.Argument(
+        metavar="DATASET_DIR", help="A folder with corpus.jsonl and questions.jsonl.")],
+    json_file: Annotated[str | None, typer.Option(
+        "--json", metavar="FILE",
+        help="Also write the report as JSON to FILE; `--json -` prints it on stdout instead "
+             "of the tables.")] = None,
+    limit: Annotated[int | None, typer.Option(
+        metavar="N", help="Only the first N questions.", min=1)] = None,
+    every: Annotated[int | None, typer.Option(
+        "--progress-every", metavar="N", min=1,
+        help="Off a terminal: a progress line every N questions (default: about 20 lines per "
+             "run).")] = None,
+    print_json: Annotated[bool, typer.Option("--print-json", hidden=True)] = False,
 ) -> None:
-    """Run a dataset through the real queue beside a single-shot baseline; print the table."""
-    evaluate.evaluate(_settings(), dataset, limit=limit, json_out=json_file, as_json=print_json)
+    """Run a dataset through the real queue beside a single-shot baseline; print the tables.
+
+    On a terminal it shows progress bars; elsewhere (a pipe, a file, CI) a progress line with
+    rate and ETA on stderr every few questions.
+    """
+    stdout = print_json or json_file == "-"
+    json_out = Path(json_file) if json_file not in (None, "-") else None
+    evaluate.evaluate(_settings(), dataset, limit=limit, json_out=json_out, as_json=stdout,
+                      every=every)
 
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Default: RAGQ_API_HOST (127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Default: RAGQ_API_PORT (8000).")] = None,
+    host: Annotated[str | None, typer.Option(
+        metavar="HOST", help="Address to listen on (default: RAGQ_API_HOST, 127.0.0.1).")]
+    = None,
+    port: Annotated[int | None, typer.Option(
+        metavar="PORT", help="Port (default: RAGQ_API_PORT, 8000).")] = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs) in the foreground."""
     service.serve(_settings(), host=host, port=port)
@@ -186,9 +216,9 @@ def serve(
 
 @service.keys_app.command("create")
 def keys_create(
-    tenant: Annotated[str, typer.Option(help="The tenant the key acts for.")],
-    acl: Annotated[str, typer.Option(help="Comma-separated ACL labels its jobs may read.")]
-    = "public",
+    tenant: Annotated[str, typer.Option(metavar="TENANT", help="The tenant the key acts for.")],
+    acl: Annotated[str, typer.Option(
+        metavar="LABELS", help="Comma-separated ACL labels its jobs may read.")] = "public",
     as_json: JsonFlag = False,
 ) -> None:
     """Create an API key (printed once; only its hash is stored)."""
@@ -200,7 +230,8 @@ def keys_create(
 
 @service.keys_app.command("list")
 def keys_list(
-    tenant: Annotated[str | None, typer.Option(help="Only this tenant's keys.")] = None,
+    tenant: Annotated[str | None, typer.Option(metavar="TENANT", help="Only this tenant's keys.")]
+    = None,
     as_json: JsonFlag = False,
 ) -> None:
     """List keys: id, tenant, ACL, live or revoked (the keys themselves are not stored)."""
@@ -209,7 +240,8 @@ def keys_list(
 
 @service.keys_app.command("revoke")
 def keys_revoke(
-    key_id: Annotated[str, typer.Argument(help="The key's id (from `ragq keys list`).")],
+    key_id: Annotated[str, typer.Argument(
+        metavar="KEY_ID", help="The key's id (from `ragq keys list`).")],
     as_json: JsonFlag = False,
 ) -> None:
     """Revoke a key: requests with it get 401 from then on."""
@@ -219,13 +251,16 @@ def keys_revoke(
 @service.webhooks_app.command("verify")
 def webhooks_verify(
     body_file: Annotated[Path, typer.Argument(help="The raw request body as received.")],
-    secret: Annotated[str, typer.Option(help="The whsec_… secret of the endpoint.")],
-    msg_id: Annotated[str, typer.Option("--id", help="The webhook-id header.")],
-    timestamp: Annotated[str, typer.Option(help="The webhook-timestamp header.")],
-    signature: Annotated[str, typer.Option(help="The webhook-signature header.")],
+    secret: Annotated[str, typer.Option(
+        metavar="WHSEC", help="The whsec_… secret of the endpoint.")],
+    msg_id: Annotated[str, typer.Option("--id", metavar="ID", help="The webhook-id header.")],
+    timestamp: Annotated[str, typer.Option(
+        metavar="SECONDS", help="The webhook-timestamp header.")],
+    signature: Annotated[str, typer.Option(
+        metavar="SIG", help="The webhook-signature header.")],
     tolerance_s: Annotated[int | None, typer.Option(
-        help="Accepted clock skew, seconds (default: RAGQ_WEBHOOK_TIMESTAMP_TOLERANCE_S).")]
-    = None,
+        metavar="SECONDS",
+        help="Accepted clock skew (default: RAGQ_WEBHOOK_TIMESTAMP_TOLERANCE_S).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Verify a received webhook's signature (exit 1 when it does not verify)."""

@@ -20,6 +20,7 @@ def emit_json(data: Any) -> None:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print an error to stderr and exit with ``code``."""
-    err_console.print(Text("error: ", style="bold red") + Text(message))
+    """Print an error to stderr and exit with ``code``. The message is one line, never wrapped
+    at the terminal's width: logs and ``grep`` see a path or a command whole."""
+    err_console.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
     raise SystemExit(code)

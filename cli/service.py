@@ -8,12 +8,13 @@ from typing import Annotated
 
 import typer
 
+from ragq.cli.helptext import App
 from ragq.cli.output import console, emit_json, fail
 from ragq.errors import WebhookSignatureError
 from ragq.settings import Settings
 
-keys_app = typer.Typer(help="API keys of tenants.", no_args_is_help=True)
-webhooks_app = typer.Typer(help="Webhook helpers for receivers.", no_args_is_help=True)
+keys_app = App(help="API keys of tenants.", no_args_is_help=True)
+webhooks_app = App(help="Webhook helpers for receivers.", no_args_is_help=True)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 

@@ -56,6 +56,9 @@ def ingest_path(
     Raises StackError when no worker finishes the run within ``timeout_s``.
     """
     docs, bad = load(path)
+    # The path first, then the stack, then the ledger: with the stack down the fix to name is
+    # `ragq up` (which also migrates the ledger), not the ledger's missing tables.
+    app = client_app(settings)
     with session_scope(resources_for(settings).engine) as session:
         run_id = create_ingest_run(
             session, collection=collection, source_path=str(path), documents_total=len(docs)
@@ -64,7 +67,6 @@ def ingest_path(
     report = IngestReport(run_id, collection, len(docs), bad)
     if not docs:
         return report
-    app = client_app(settings)
     batches = _batches(docs, settings.ingest_batch_docs)
     header = [
         app.signature(

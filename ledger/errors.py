@@ -86,7 +86,8 @@ def translate_error(exc: sa_exc.SQLAlchemyError) -> LedgerError:
     detail = _orig_message(exc)
     if _is_missing_table(exc):
         return LedgerNotMigratedError(
-            f"ledger schema is missing ({detail}); apply the migrations with ledger.upgrade(url)"
+            f"ledger schema is missing ({detail}); apply the migrations: `ragq db upgrade` "
+            "(`ragq up` does it too), or ragq.ledger.upgrade(url) from Python"
         )
     if isinstance(exc, sa_exc.IntegrityError):
         return LedgerIntegrityError(f"ledger constraint violated: {detail}", detail=detail)

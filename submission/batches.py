@@ -164,10 +164,12 @@ def submit_file(settings: Settings, path: Path, *, collection: str,
                 options: BatchOptions | None = None) -> Submitted:
     """Submit a JSONL ticket file. Raises InputError when the file is missing and
     LimitExceededError when it is over a limit."""
-    client_app(settings)  # fail before writing anything when the stack is down
+    # The file first: a missing or oversized file is the user's first problem to fix, even
+    # with the stack down; then fail before writing anything when the stack is down.
     parsed = read_ticket_file(path, max_lines=settings.max_batch_lines,
                               max_bytes=settings.max_batch_bytes,
                               max_question_chars=settings.max_question_chars)
+    client_app(settings)
     return submit_tickets(settings, parsed, collection=collection, source=str(path),
                           options=options)
 
@@ -212,10 +214,13 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
     return SubmittedJob(job_id, secret)
 
 
-def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str]) -> str:
-    """Submit one question as a job outside any batch; returns the job id."""
-    ticket = Ticket(custom_id="ask", question=question, acl=tuple(acl))
-    return submit_job(settings, ticket, collection=collection, custom_id=False).job_id
+def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str],
+        custom_id: str | None = None) -> str:
+    """Submit one question as a job outside any batch; returns the job id. The job keeps
+    ``custom_id`` (default ``ask-<UTC time>``) so its result can be matched like a ticket's."""
+    custom_id = custom_id or time.strftime("ask-%Y%m%dT%H%M%SZ", time.gmtime())
+    ticket = Ticket(custom_id=custom_id, question=question, acl=tuple(acl))
+    return submit_job(settings, ticket, collection=collection).job_id
 
 
 def wait(settings: Settings, target: str, *, on_progress: Callable[[int, int], None] | None = None,

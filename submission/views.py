@@ -86,10 +86,11 @@ def describe(settings: Settings, target: str, *, caller: Caller | None = None
 
 def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: str | None
                      ) -> list[dict[str, Any]]:
-    """The caller's batches, newest first, ``limit`` after the cursor ``after`` (a batch id)."""
+    """The caller's batches, newest first, ``limit`` after the cursor ``after`` (a batch id),
+    each with its cost so far, as :func:`describe` shows it (one sum per batch of the page)."""
     with session_scope(resources_for(settings).engine, readonly=True) as session:
-        return [batch_view(b) for b in list_batches(session, tenant=caller.tenant, limit=limit,
-                                                    after=after)]
+        return [batch_view(b, batch_cost(session, batch_id=b.id))
+                for b in list_batches(session, tenant=caller.tenant, limit=limit, after=after)]
 
 
 def results(settings: Settings, batch_id: str, *, caller: Caller | None = None

@@ -4,6 +4,7 @@ process's one engine however often it is called, and enqueues what it ends throu
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -91,3 +92,34 @@ def test_a_batch_of_only_bad_lines_ends_at_once_and_its_event_is_sent(memory_bro
     assert len(drain(settings, Queue.BOOKKEEPING)) == 1
     view = submission.describe(settings, sent.batch_id)
     assert view["status"] == "completed" and view["counts"]["invalid"] == 2
+
+
+def test_a_batch_shows_the_same_cost_in_the_list_as_in_its_details(memory_broker: Settings):
+    from ragq.ledger.steps import record_model_call
+    from ragq.submission import Caller
+
+    settings = memory_broker
+    spent = submission.submit_tickets(settings, parsed(settings, tickets(2)), collection="c",
+                                      source=None)
+    idle = submission.submit_tickets(settings, parsed(settings, tickets(1)), collection="c",
+                                     source=None)
+    with session_scope(resources_for(settings).engine) as session:
+        for n, job_id in enumerate(spent.job_ids):
+            record_model_call(session, job_id=job_id, role="router", provider="openai",
+                              model="m", call_key=f"k{n}", prompt_tokens=10,
+                              completion_tokens=5, latency_ms=1, cost_usd=0.0125)
+    listed = {view["id"]: view["cost_usd"] for view in submission.list_batch_views(
+        settings, caller=Caller(settings.tenant), limit=10, after=None)}
+    assert listed == {spent.batch_id: 0.025, idle.batch_id: 0.0}
+    for batch_id, cost in listed.items():
+        assert submission.describe(settings, batch_id)["cost_usd"] == cost
+
+
+def test_ask_keeps_a_custom_id_given_or_made(memory_broker: Settings):
+    settings = memory_broker
+    given = submission.ask(settings, "How do I rotate a key?", collection="c", acl=["public"],
+                           custom_id="ticket-42")
+    made = submission.ask(settings, "How do I rotate a key?", collection="c", acl=["public"])
+    drain(settings, Queue.MODELS)
+    assert submission.describe(settings, given)["custom_id"] == "ticket-42"
+    assert re.fullmatch(r"ask-\d{8}T\d{6}Z", submission.describe(settings, made)["custom_id"])
