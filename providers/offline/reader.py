@@ -38,8 +38,10 @@ _SETTING_LINE = re.compile(r"^\s*[\w.\-\"']{1,40}\s*(:|=)\s*\S[^.?!]*$")
 _QUOTE_LINE = re.compile(r"^\s*>")
 _LIST_MARK = re.compile(r"^\s*(\(?\d{1,2}[.)]|\(?[a-hA-H][.)]|[-*•])\s+")
 _LEAD_IN = re.compile(
-    r"^(?:(?:and|also|then|next|finally|lastly|additionally|plus|so|secondly|thirdly|firstly|"
-    r"first|second|third|fourth|one more thing|another (?:question|thing)|my (?:first|second|"
+    r"^(?:(?:and|also|again|then|next|finally|lastly|last|additionally|plus|so|secondly|thirdly|"
+    r"firstly|first|second|third|fourth|to (?:start|begin)(?: with)?|for starters|"
+    r"last but not least|on (?:a|another) (?:note|topic)|separately|besides|one more thing|"
+    r"another (?:question|thing)|my (?:first|second|"
     r"third|next|last) (?:question|ask|request)|(?:question|ask|request|issue) (?:\w+|\d+)|"
     r"q\d+|\d+|[a-h])\s*[,:.)\-–]\s*)+", re.I)
 _REQUEST = re.compile(

@@ -20,6 +20,13 @@ _COMMON = ("Answer with one JSON object that matches the response schema, nothin
            "Use only the information given; never invent facts, ids or sources.")
 
 SYSTEM: dict[ModelRole, str] = {
+    ModelRole.TICKET_READER: (
+        "Read a support ticket. asks: every question or request it contains that the knowledge "
+        "base could answer, each rewritten to stand on its own (resolve 'it', 'this' from the "
+        "ticket), in the ticket's order, without lead-ins like 'First,'; a reason each. Not "
+        "asks: greetings, thanks, sign-offs, offers to share logs, requests to call or reply. "
+        "context: one or two sentences on who writes and their setup. noise: the lines you set "
+        "aside (logs, configuration, signature), verbatim."),
     ModelRole.ROUTER: (
         "Classify a support question by how much retrieval it needs. question_class: "
         "simple_fact (one fact, one lookup), procedural (how to do something), multi_hop "
@@ -31,7 +38,8 @@ SYSTEM: dict[ModelRole, str] = {
         "depends_on and writes {{i}} where that answer goes (e.g. 'Who founded {{0}}?'). "
         "strategy: single (one query answers it), chain (each hop feeds the next), compare "
         "(parallel facts about several entities), aggregate (parallel parts of a compound "
-        "question). A simple question gets exactly one sub-query: the question itself."),
+        "question). A simple question gets exactly one sub-query: the question itself. The "
+        "sender's context, when given, helps read the question; never search for it."),
     ModelRole.SUFFICIENCY: (
         "Decide whether the evidence answers the query. sufficient is true only if a reader "
         "could answer from the evidence alone; score is your confidence in [0, 1]; "
@@ -54,6 +62,12 @@ SYSTEM: dict[ModelRole, str] = {
         "disagreement in contradictions. If the context does not answer the question, say so "
         "and set insufficient to true."),
 }
+
+TICKET_SYNTHESIS = (
+    "The question is a support ticket's asks, numbered from 0. Answer each ask in turn, in "
+    "answers (one item per ask, its index, in order), from the context only, citing the chunks "
+    "each answer rests on. An ask the context does not answer gets insufficient true and says "
+    "so; the others are still answered.")
 
 
 def system(role: ModelRole, **fields: Any) -> str:
@@ -79,12 +93,18 @@ def messages(role: ModelRole, user: str, **fields: Any) -> Messages:
             {"role": "user", "content": user}]
 
 
+def read_ticket(text: str) -> Messages:
+    return messages(ModelRole.TICKET_READER, f"Ticket:\n{text}")
+
+
 def route(question: str) -> Messages:
     return messages(ModelRole.ROUTER, f"Question: {question}")
 
 
-def plan(question: str, max_sub_queries: int) -> Messages:
-    return messages(ModelRole.PLANNER, f"Question: {question}", max_sub_queries=max_sub_queries)
+def plan(question: str, max_sub_queries: int, context: str = "") -> Messages:
+    sender = f"\n\nThe sender's context (not to search): {context}" if context else ""
+    return messages(ModelRole.PLANNER, f"Question: {question}{sender}",
+                    max_sub_queries=max_sub_queries)
 
 
 def sufficiency(sub_query: str, evidence: Sequence[Evidence]) -> Messages:
@@ -110,7 +130,13 @@ def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str])
 
 
 def synthesize(question: str, context: Sequence[Evidence], strategy: str,
-               findings: Sequence[str]) -> Messages:
+               findings: Sequence[str], asks: Sequence[str] = ()) -> Messages:
+    if asks:
+        listed = "\n".join(f"{i}. {a}" for i, a in enumerate(asks))
+        chat = messages(ModelRole.SYNTHESIZER,
+                        f"Asks:\n{listed}\n\nContext:\n{evidence_block(context)}")
+        chat[0]["content"] += f"\n{TICKET_SYNTHESIS}"
+        return chat
     return messages(ModelRole.SYNTHESIZER,
                     f"Question: {question}\n\nHow the parts combine: {strategy}\n\n"
                     f"Findings of the sub-queries:\n{_bullets(findings)}\n\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragq.providers.offline import reader as offline_reader
 from ragq.providers.offline import rewriter as offline_rewriter
 from ragq.providers.offline import synthesizer as offline_synthesizer
 from ragq.providers.openai import prompts, wire
@@ -25,6 +26,7 @@ from ragq.schemas.flow import (
     Rewrite,
     RouteDecision,
     SufficiencyVerdict,
+    TicketReading,
     Usage,
     Verification,
 )
@@ -50,6 +52,12 @@ class OpenAIProvider:
     def name(self) -> str:
         return NAME
 
+    def read_ticket(self, text: str) -> tuple[TicketReading, Usage]:
+        """The ticket's asks, context and noise; falls back to the offline reader's rules."""
+        return self.caller.run(RoleCall(
+            ModelRole.TICKET_READER, prompts.read_ticket(text), wire.ReadingWire,
+            wire.to_reading, lambda why: offline_reader.read_ticket(text)))
+
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         """The question's class; falls back to multi-hop, the path that verifies its answer."""
         return self.caller.run(RoleCall(
@@ -57,10 +65,11 @@ class OpenAIProvider:
             lambda why: RouteDecision(question_class=QuestionClass.MULTI_HOP,
                                       reason=_fallback_note(why), confidence=0.0)))
 
-    def plan(self, question: str, *, max_sub_queries: int) -> tuple[Plan, Usage]:
+    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
+             ) -> tuple[Plan, Usage]:
         """Sub-queries with dependencies; falls back to one sub-query, the question itself."""
         return self.caller.run(RoleCall(
-            ModelRole.PLANNER, prompts.plan(question, max_sub_queries), wire.PlanWire,
+            ModelRole.PLANNER, prompts.plan(question, max_sub_queries, context), wire.PlanWire,
             wire.to_plan,
             lambda why: Plan(sub_queries=[PlannedSubQuery(text=question)],
                              reason=_fallback_note(why))))
@@ -103,8 +112,17 @@ class OpenAIProvider:
                                      reason=_fallback_note(why))))
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
-                   findings: Sequence[str]) -> tuple[DraftAnswer, Usage]:
-        """A written answer citing context chunks; falls back to the offline extractive one."""
+                   findings: Sequence[str], asks: Sequence[str] = ()
+                   ) -> tuple[DraftAnswer, Usage]:
+        """A written answer citing context chunks (one per ask of a ticket); falls back to the
+        offline extractive one."""
+        if asks:
+            return self.caller.run(RoleCall(
+                ModelRole.SYNTHESIZER, prompts.synthesize(question, context, strategy, findings,
+                                                          asks),
+                wire.TicketDraftWire, lambda w: wire.to_ticket_draft(w, asks, context),
+                lambda why: offline_synthesizer.synthesize(
+                    question, context, strategy=strategy, findings=findings, asks=asks)))
         return self.caller.run(RoleCall(
             ModelRole.SYNTHESIZER, prompts.synthesize(question, context, strategy, findings),
             wire.DraftWire, lambda w: wire.to_draft(w, context),

@@ -16,6 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ragq.schemas.flow import (
+    Ask,
+    AskAnswer,
     Citation,
     Contradiction,
     DraftAnswer,
@@ -28,12 +30,24 @@ from ragq.schemas.flow import (
     RouteDecision,
     Strategy,
     SufficiencyVerdict,
+    TicketReading,
     Verification,
 )
 
 
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class AskWire(_Wire):
+    text: str
+    reason: str
+
+
+class ReadingWire(_Wire):
+    asks: list[AskWire]
+    context: str
+    noise: list[str]
 
 
 class RouteWire(_Wire):
@@ -99,6 +113,18 @@ class DraftWire(_Wire):
     insufficient: bool
 
 
+class AskAnswerWire(_Wire):
+    index: int
+    answer: str
+    citations: list[CitationWire]
+    insufficient: bool
+
+
+class TicketDraftWire(_Wire):
+    answers: list[AskAnswerWire]
+    contradictions: list[ContradictionWire]
+
+
 @functools.cache
 def strict_schema(wire: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of ``wire`` as strict mode requires it: every object closed and every
@@ -127,6 +153,14 @@ def _close(node: Any) -> None:
 
 def _unit(value: float) -> float:
     return min(max(value, 0.0), 1.0)
+
+
+def to_reading(w: ReadingWire) -> TicketReading:
+    asks = [Ask(text=a.text.strip(), reason=a.reason) for a in w.asks if a.text.strip()]
+    if not asks:
+        raise ValueError("the reading has no ask: give at least one question or request the "
+                         "ticket makes (the whole ticket's point, if nothing else)")
+    return TicketReading(asks=asks, context=w.context.strip(), noise=w.noise)
 
 
 def to_route(w: RouteWire) -> RouteDecision:
@@ -167,23 +201,49 @@ def to_verification(w: VerificationWire) -> Verification:
                         reason=w.reason)
 
 
-def to_draft(w: DraftWire, context: Sequence[Evidence]) -> DraftAnswer:
-    """A model-written (not extractive) answer whose every citation names a context chunk."""
+def _citations(cited: Sequence[CitationWire], context: Sequence[Evidence], insufficient: bool,
+               what: str) -> list[Citation]:
+    """Citations of context chunks only; an answer that claims something cites something."""
     by_chunk = {e.chunk_id: e for e in context}
-    unknown = [c.chunk_id for c in w.citations if c.chunk_id not in by_chunk]
+    unknown = [c.chunk_id for c in cited if c.chunk_id not in by_chunk]
     if unknown:
         raise ValueError(f"citations name chunks that are not in the context: {unknown}; "
                          f"cite only these chunk_id values: {sorted(by_chunk)}")
-    if not w.insufficient and not w.citations:
-        raise ValueError("the answer cites nothing: cite the chunk_id of every piece of context "
+    if not insufficient and not cited:
+        raise ValueError(f"{what} cites nothing: cite the chunk_id of every piece of context "
                          "it rests on, or set insufficient to true")
-    citations = [Citation(doc_id=by_chunk[c.chunk_id].doc_id, chunk_id=c.chunk_id,
-                          quote=c.quote.strip() or None) for c in w.citations]
+    return [Citation(doc_id=by_chunk[c.chunk_id].doc_id, chunk_id=c.chunk_id,
+                     quote=c.quote.strip() or None) for c in cited]
+
+
+def _contradictions(found: Sequence[ContradictionWire], context: Sequence[Evidence]
+                    ) -> list[Contradiction]:
     known_docs = {e.doc_id for e in context}
-    contradictions = [
-        Contradiction(topic=c.topic, statements=c.statements,
-                      doc_ids=[d for d in c.doc_ids if d in known_docs], reason=c.reason)
-        for c in w.contradictions]
-    return DraftAnswer(answer=w.answer.strip(), citations=citations,
-                       contradictions=contradictions, extractive=False,
-                       insufficient=w.insufficient)
+    return [Contradiction(topic=c.topic, statements=c.statements,
+                          doc_ids=[d for d in c.doc_ids if d in known_docs], reason=c.reason)
+            for c in found]
+
+
+def to_draft(w: DraftWire, context: Sequence[Evidence]) -> DraftAnswer:
+    """A model-written (not extractive) answer whose every citation names a context chunk."""
+    return DraftAnswer(answer=w.answer.strip(),
+                       citations=_citations(w.citations, context, w.insufficient, "the answer"),
+                       contradictions=_contradictions(w.contradictions, context),
+                       extractive=False, insufficient=w.insufficient)
+
+
+def to_ticket_draft(w: TicketDraftWire, asks: Sequence[str], context: Sequence[Evidence]
+                    ) -> DraftAnswer:
+    """One answer per ask, in order, each citing context chunks only."""
+    if sorted(a.index for a in w.answers) != list(range(len(asks))):
+        raise ValueError(f"answers must hold exactly one item per ask, indexes 0 to "
+                         f"{len(asks) - 1}")
+    answers = [AskAnswer(index=a.index, answer=a.answer.strip(), insufficient=a.insufficient,
+                         citations=_citations(a.citations, context, a.insufficient,
+                                              f"the answer to ask {a.index}"))
+               for a in sorted(w.answers, key=lambda a: a.index)]
+    text = "\n\n".join(f"{a.index + 1}. {asks[a.index]}\n{a.answer}" for a in answers)
+    return DraftAnswer(answer=text, citations=[c for a in answers for c in a.citations],
+                       contradictions=_contradictions(w.contradictions, context),
+                       extractive=False, insufficient=all(a.insufficient for a in answers),
+                       asks=answers)

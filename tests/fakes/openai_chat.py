@@ -103,14 +103,34 @@ def _verifier(text: str) -> dict[str, Any]:
 
 
 def _synthesizer(text: str) -> dict[str, Any]:
+    if text.startswith("Asks:"):
+        return _ticket_synthesizer(text)
     cited = [{"chunk_id": c, "quote": ""} for c, _ in _chunks(text)[:2]]
     return {"answer": f"Fake answer to: {_subject(text)}", "citations": cited,
             "contradictions": [], "insufficient": not cited}
 
 
-RULES = {"router": _router, "planner": _planner, "sufficiency": _sufficiency,
-         "rewriter": _rewriter, "finder": _finder, "verifier": _verifier,
-         "synthesizer": _synthesizer}
+def _ticket_synthesizer(text: str) -> dict[str, Any]:
+    """One answer per listed ask, each citing the first context chunk (or none)."""
+    asks = re.findall(r"^(\d+)\. (.+)$", text.split("\n\nContext:")[0], re.M)
+    chunks = _chunks(text)
+    return {"answers": [{"index": int(i), "answer": f"Fake answer to: {a}",
+                         "citations": [{"chunk_id": chunks[0][0], "quote": ""}] if chunks else [],
+                         "insufficient": not chunks} for i, a in asks],
+            "contradictions": []}
+
+
+def _ticket_reader(text: str) -> dict[str, Any]:
+    """Every line that ends with a question mark is an ask; the rest is context."""
+    lines = [x.strip() for x in text.removeprefix("Ticket:").splitlines() if x.strip()]
+    asks = [{"text": x, "reason": "fake: a question mark"} for x in lines if x.endswith("?")]
+    return {"asks": asks or [{"text": " ".join(lines), "reason": "fake: the whole ticket"}],
+            "context": " ".join(x for x in lines if not x.endswith("?")), "noise": []}
+
+
+RULES = {"ticket_reader": _ticket_reader, "router": _router, "planner": _planner,
+         "sufficiency": _sufficiency, "rewriter": _rewriter, "finder": _finder,
+         "verifier": _verifier, "synthesizer": _synthesizer}
 
 
 def rule_answer(role: str, body: dict[str, Any]) -> ChatAnswer:

@@ -113,3 +113,23 @@ def test_a_rejected_key_fails_the_job_with_a_clear_error(
     assert chat_server.chat_requests - before == 1  # no retry storm
     (row,) = calls_of(openai_stack, sent.job_ids)
     assert row.status == "error" and row.role == "router" and "401" in (row.error or "")
+
+
+def test_a_ticket_is_read_routed_and_answered_ask_by_ask_by_the_server(
+        openai_stack: Stack, chat_server: FakeOpenAIServer, collection: str, tmp_path: Path):
+    ingest_path(openai_stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
+                collection=collection)
+    ticket = ("Hello,\n\nWe resell cameras in Lyon.\n\nWho makes the Zephyr camera?\n"
+              "What are prime lenses?\n\nThanks,\nIda")
+    sent = submit_file(openai_stack.settings, write_jsonl(tmp_path / "t.jsonl", [
+        {"custom_id": "ticket", "question": ticket}]), collection=collection)
+    assert wait(openai_stack.settings, sent.batch_id, timeout_s=240)["status"] == "completed"
+    (result,) = results(openai_stack.settings, sent.batch_id)
+    assert [a["text"] for a in result["asks"]] == ["Who makes the Zephyr camera?",
+                                                   "What are prime lenses?"]
+    assert all(a["status"] == "answered" and a["citations"] for a in result["asks"])
+    assert [a["answer"] for a in result["asks"]] == [
+        "Fake answer to: Who makes the Zephyr camera?", "Fake answer to: What are prime lenses?"]
+    roles = [c.role for c in calls_of(openai_stack, [result["job_id"]]) if c.status == "ok"]
+    assert roles.count("ticket_reader") == 1 and roles.count("router") == 2
+    assert roles.count("synthesizer") == 1
