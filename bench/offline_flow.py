@@ -173,7 +173,7 @@ def _row(q: dict[str, Any], gold: set[str], out: Outcome, base: set[str]) -> dic
         "route": out.route, "calls": out.calls, "chunks": out.context_chunks,
         "ev_recall": len(gold & out.evidence_docs) / len(gold),
         "ctx_recall": len(gold & out.context_docs) / len(gold),
-        "all_gold": gold <= out.context_docs,
+        "all_gold": gold <= out.context_docs, "ev_all_gold": gold <= out.evidence_docs,
         "base_recall": len(gold & base) / len(gold), "base_all_gold": gold <= base,
     }
 
@@ -184,6 +184,7 @@ def _figures(rows: list[dict[str, Any]]) -> dict[str, float]:
 
     return {"n": len(rows), "evidence_recall": mean("ev_recall"),
             "context_recall": mean("ctx_recall"), "all_gold": mean("all_gold"),
+            "all_gold_in_evidence": mean("ev_all_gold"),
             "baseline_recall": mean("base_recall"), "baseline_all_gold": mean("base_all_gold"),
             "retrieval_calls": mean("calls"), "context_chunks": mean("chunks"),
             "answer_in_extract": mean("answer_found"), "insufficient": mean("insufficient")}
@@ -199,12 +200,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def table(name: str, figures: dict[str, Any]) -> str:
     """The figures as a small text table, one line per route."""
-    lines = [f"{name}: route      n  all-gold agentic/baseline  ctx recall agentic/baseline  "
-             "evidence recall  retrieval calls  context chunks  answer in extract"]
+    lines = [f"{name}: route      n  all-gold agentic/baseline/in evidence  ctx recall "
+             "agentic/baseline  evidence recall  retrieval calls  context chunks  "
+             "answer in extract"]
     for route, f in figures.items():
         lines.append(
-            f"  {route:10} {f['n']:4}  {f['all_gold']:.2f} / {f['baseline_all_gold']:.2f}"
-            f"{'':15}{f['context_recall']:.3f} / {f['baseline_recall']:.3f}{'':12}"
+            f"  {route:10} {f['n']:4}  {f['all_gold']:.2f} / {f['baseline_all_gold']:.2f} / "
+            f"{f['all_gold_in_evidence']:.2f}{'':15}"
+            f"{f['context_recall']:.3f} / {f['baseline_recall']:.3f}{'':12}"
             f"{f['evidence_recall']:.3f}{'':11}{f['retrieval_calls']:.2f}{'':13}"
             f"{f['context_chunks']:.1f}{'':14}{f['answer_in_extract']:.2f}")
     return "\n".join(lines)

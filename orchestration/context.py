@@ -1,9 +1,9 @@
 """Which evidence reaches the answer model, under the context-token budget (SPEC C11).
 
 Duplicates go first (same chunk, or near-identical text from two documents), then evidence is
-ranked by authority tier and score, and taken round-robin across sub-queries: every sub-query's
-best item gets in before any sub-query's second best. Without that, one well-matched sub-query
-fills the budget and the other hops of a multi-hop question never reach the answer.
+ranked by authority tier and score, every sub-query's best item first: without that, one
+well-matched sub-query fills the budget and the other hops of a multi-hop question never reach
+the answer. Past those, the best items win, whoever found them.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from ragq.orchestration.text import near_duplicate, term_overlap
+from ragq.orchestration.text import near_duplicate
 from ragq.schemas.flow import Evidence
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
 
 TokenCounter = Callable[[str], int]
-LEXICAL_WEIGHT = 0.4  # cosine points one full lexical match is worth (measured on the benches)
 
 
 def estimate_tokens(text: str) -> int:
@@ -31,18 +30,6 @@ def estimate_tokens(text: str) -> int:
 def _rank(item: Evidence) -> tuple[int, float]:
     return (item.authority_tier, -item.score)
 
-
-def rerank_lexical(evidence: Sequence[Evidence], query: str, *,
-                   weight: float = LEXICAL_WEIGHT) -> list[Evidence]:
-    """Copies of ``evidence`` scored ``score + weight * term_overlap(query, title + text)``: a
-    hybrid of the dense score and exact wording that costs no model call. Dense search alone
-    misses exact identifiers and names ("max_tokens", "Karelia Suite"); the question's own
-    words bring back the chunks that carry them."""
-    return [
-        item.model_copy(update={
-            "score": item.score + weight * term_overlap(query, f"{item.title} {item.text}")})
-        for item in evidence
-    ]
 
 
 def dedupe(evidence: Sequence[Evidence]) -> list[Evidence]:
@@ -58,17 +45,18 @@ def dedupe(evidence: Sequence[Evidence]) -> list[Evidence]:
     return kept
 
 
-def round_robin(evidence: Sequence[Evidence]) -> list[Evidence]:
-    """``evidence`` (ranked) reordered so round r holds every sub-query's r-th best item; each
-    round is ordered by tier and score. Items of no sub-query (None) form one group."""
-    groups: dict[int | None, list[Evidence]] = {}
-    for item in sorted(evidence, key=_rank):
-        groups.setdefault(item.sub_query_index, []).append(item)
-    depth = max((len(g) for g in groups.values()), default=0)
-    out: list[Evidence] = []
-    for r in range(depth):
-        out.extend(sorted((g[r] for g in groups.values() if r < len(g)), key=_rank))
-    return out
+def every_hop_first(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """``evidence`` ordered so each sub-query's best item comes first (ranked among them by
+    tier and score), then everything else by tier and score: every hop keeps a slot, and past
+    that the strongest items win, whichever sub-query found them (a strict round-robin would
+    give a weak sub-query's second item the place of a strong one's)."""
+    ranked = sorted(evidence, key=_rank)
+    firsts: dict[int | None, Evidence] = {}
+    for item in ranked:
+        firsts.setdefault(item.sub_query_index, item)
+    head = sorted(firsts.values(), key=_rank)
+    taken = {id(item) for item in head}
+    return head + [item for item in ranked if id(item) not in taken]
 
 
 def assemble_context(
@@ -86,7 +74,7 @@ def assemble_context(
     An item that does not fit is skipped and smaller later items may still get in, so the
     budget is used rather than abandoned at the first long chunk.
     """
-    ordered = round_robin(dedupe(evidence))
+    ordered = every_hop_first(dedupe(evidence))
     chosen: list[Evidence] = []
     used = 0
     docs: set[str] = set()

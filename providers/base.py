@@ -14,6 +14,7 @@ from ragq.schemas.flow import (
     Evidence,
     Finding,
     Plan,
+    Ranking,
     Rewrite,
     RouteDecision,
     SufficiencyVerdict,
@@ -59,6 +60,11 @@ class ModelProvider(Protocol):
         self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
     ) -> tuple[Verification, Usage]:
         """Does the evidence, taken together, answer the question? What is missing?"""
+
+    def rerank(self, question: str, candidates: Sequence[Evidence], *,
+               asks: Sequence[str] = ()) -> tuple[Ranking, Usage]:
+        """Score the job's pooled evidence for the question (each candidate for its own ask,
+        when ``asks`` are given), before the context is assembled."""
 
     def synthesize(
         self, question: str, context: Sequence[Evidence], *, strategy: str,

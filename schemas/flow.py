@@ -29,6 +29,7 @@ class ModelRole(StrEnum):
     REWRITER = "rewriter"
     FINDER = "finder"
     VERIFIER = "verifier"
+    RERANKER = "reranker"
     SYNTHESIZER = "synthesizer"
 
 
@@ -147,6 +148,22 @@ class Verification(_Contract):
     confidence: float = Field(0.0, ge=0.0, le=1.0)
     missing_info: list[str] = Field(default_factory=list)
     follow_up_queries: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class ChunkScore(_Contract):
+    """How well one retrieved chunk serves the question, on the reranker's scale (higher is
+    better; comparable within one ranking only)."""
+
+    chunk_id: str
+    score: float
+
+
+class Ranking(_Contract):
+    """Reranker output: a score for chunks of the job's pooled evidence. A chunk left out keeps
+    its retrieval score, below every chunk the ranking lists."""
+
+    scores: list[ChunkScore] = Field(default_factory=list)
     reason: str = ""
 
 

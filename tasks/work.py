@@ -34,6 +34,7 @@ from ragq.orchestration.flow.actions import (
     FindRequest,
     PlanRequest,
     ReadRequest,
+    RerankRequest,
     RewriteRequest,
     RouteRequest,
     SynthesizeRequest,
@@ -117,6 +118,7 @@ ROLE_CALLS: dict[type, RoleCall] = {
                                            previous=r.previous),
     FindRequest: lambda p, r: p.find(r.sub_query, r.evidence),
     VerifyRequest: lambda p, r: p.verify(r.question, r.evidence, findings=r.findings),
+    RerankRequest: lambda p, r: p.rerank(r.question, r.candidates, asks=r.asks),
     SynthesizeRequest: lambda p, r: p.synthesize(r.question, r.context, strategy=r.strategy,
                                                  findings=r.findings, asks=r.asks),
 }

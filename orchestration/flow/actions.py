@@ -298,6 +298,13 @@ class VerifyRequest(RoleRequest):
 
 
 @dataclass(frozen=True)
+class RerankRequest(RoleRequest):
+    question: str
+    candidates: tuple[Evidence, ...]
+    asks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SynthesizeRequest(RoleRequest):
     question: str
     context: tuple[Evidence, ...]

@@ -9,7 +9,7 @@ order), then no context (nothing fits), then no model (an extractive answer in p
 from __future__ import annotations
 
 from ragq.orchestration.budgets import budget_stop, exhausted_dimension
-from ragq.orchestration.context import assemble_for_asks, rerank_lexical
+from ragq.orchestration.context import assemble_for_asks, estimate_tokens
 from ragq.orchestration.flow.actions import (
     Action,
     AnswerExtractively,
@@ -19,6 +19,7 @@ from ragq.orchestration.flow.actions import (
     FinishSubQuery,
     MarkInContext,
     RecordAnswer,
+    RerankRequest,
     SendWebhooks,
     SetStatus,
     SynthesizeRequest,
@@ -26,10 +27,11 @@ from ragq.orchestration.flow.actions import (
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, SynthesizeDue
 from ragq.orchestration.flow.state import JobState
-from ragq.schemas.flow import DraftAnswer, Evidence, Strategy
+from ragq.schemas.flow import DraftAnswer, Evidence, Ranking, Strategy
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 
 RERANK_KEY = "synthesize:rerank"
+RERANK_CALL_KEY = "rerank:pre"
 CONTEXT_KEY = "synthesize:context"
 
 
@@ -45,20 +47,26 @@ def pooled_evidence(state: JobState) -> list[Evidence]:
     return out
 
 
-def reranked(state: JobState, pool: list[Evidence]) -> list[Evidence]:
-    """Each item rescored against the words of the ask it was found for (the whole of what
-    the job asks, for a follow-up's)."""
-    return [rerank_lexical([item], state.ask_text(item.ask_index))[0] for item in pool]
-
-
 def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
-    """Pay for the rerank, the context (forced: assembling it is cheap and an answer is owed
-    whatever ran out) and the answer model, in that order."""
+    """Pay for the rerank (a rerank call, and the reranker's model call), then rerank the
+    pooled evidence; the context (forced: assembling it is cheap and an answer is owed whatever
+    ran out) and the answer model come after."""
     rerank = Charge(RERANK_KEY, {BudgetDimension.RERANK_CALLS: 1,
                                  BudgetDimension.COST_USD: state.config.rerank_call_usd},
                     step="rerank")
+    pool = tuple(pooled_evidence(state))
+    asks = tuple(a.text for a in state.asks) if len(state.asks) > 1 else ()
+    request = RerankRequest(state.asked, pool, asks)
+    reserve = estimate_tokens(" ".join([state.asked, *(e.text for e in pool)]))
     return [SetStatus(JobStatus.SYNTHESIZING), *skip_unlaunched(state), rerank,
-            *_context_and_answer(state, event, rerank=True)]
+            *ask("reranker", "rerank", reserve, request, {"stop_reason": event.stop_reason})]
+
+
+def on_reranker(state: JobState, event: RoleAnswered) -> list[Action]:
+    ranking = event.value
+    assert isinstance(ranking, Ranking)
+    stop_reason = str(event.call.context["stop_reason"])
+    return [*settle(event), *_context_and_answer(state, stop_reason, ranking)]
 
 
 def skip_unlaunched(state: JobState) -> list[Action]:
@@ -69,16 +77,26 @@ def skip_unlaunched(state: JobState) -> list[Action]:
             if s.status == SubQueryStatus.PENDING]
 
 
-def _context_and_answer(state: JobState, event: SynthesizeDue, *, rerank: bool
+def ranked(pool: list[Evidence], ranking: Ranking | None) -> list[Evidence]:
+    """The pool with the reranker's scores; a chunk the ranking leaves out keeps its retrieval
+    score, moved below every ranked one. No ranking (the rerank was refused): as retrieved."""
+    if ranking is None or not ranking.scores:
+        return pool
+    scores = {s.chunk_id: s.score for s in ranking.scores}
+    floor = min(scores.values())
+    return [item.model_copy(update={"score": scores[item.chunk_id]}) if item.chunk_id in scores
+            else item.model_copy(update={"score": min(item.score, floor) - 1.0})
+            for item in pool]
+
+
+def _context_and_answer(state: JobState, stop_reason: str, ranking: Ranking | None
                         ) -> list[Action]:
     """The context under the token budget (counted with the real tokenizer; each ask of a
     ticket gets its share, the whole scaled by the number of asks), then the synthesizer's
     call, which reserves the context's tokens. The context is recorded as spent whatever the
     budget says (it never passes what is left): the answer is owed in any case."""
     config = state.config
-    pool = pooled_evidence(state)
-    if rerank:
-        pool = reranked(state, pool)
+    pool = ranked(pooled_evidence(state), ranking)
     asks = max(1, len(state.asks))
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
     limit = config.context_max_tokens * asks
@@ -89,25 +107,26 @@ def _context_and_answer(state: JobState, event: SynthesizeDue, *, rerank: bool
     tokens = sum(config.count_tokens(c.text) for c in context)
     paid = Charge(CONTEXT_KEY, {BudgetDimension.CONTEXT_TOKENS: tokens}, step="context",
                   force=True)
-    return [paid, *_answer(state, event, context, tokens)]
+    return [paid, *_answer(state, stop_reason, context, tokens)]
 
 
-def _answer(state: JobState, event: SynthesizeDue, context: list[Evidence], tokens: int
+def _answer(state: JobState, stop_reason: str, context: list[Evidence], tokens: int
             ) -> list[Action]:
     strategy = state.strategy or Strategy.SINGLE
     asks = tuple(a.text for a in state.asks) if len(state.asks) > 1 else ()
     request = SynthesizeRequest(state.asked, tuple(context), strategy.value,
                                 tuple(state.findings), asks)
     return ask("synthesizer", "synthesize", tokens, request,
-               {"stop_reason": event.stop_reason, "context_tokens": tokens})
+               {"stop_reason": stop_reason, "context_tokens": tokens})
 
 
 def on_refused(state: JobState, event: Refused) -> list[Action]:
-    """A refused rerank skips it; a refused model call answers extractively, without a
-    model, from the same context (the context itself is never refused)."""
-    assert isinstance(event.during, SynthesizeDue)
-    if event.charge.key == RERANK_KEY:
-        return _context_and_answer(state, event.during, rerank=False)
+    """A refused rerank skips it (the evidence keeps its retrieval order); a refused answer
+    model answers extractively, without a model, from the same context (the context itself is
+    never refused)."""
+    if event.charge.key in (RERANK_KEY, RERANK_CALL_KEY):
+        assert isinstance(event.during, SynthesizeDue)
+        return _context_and_answer(state, event.during.stop_reason, None)
     call = next(a for a in event.dropped if isinstance(a, CallRole))
     return [AnswerExtractively(call)]
 

@@ -57,6 +57,7 @@ ANSWERS: dict[str, Handler] = {
     "finder": check.on_finder,
     "rewriter": check.on_rewriter,
     "verifier": rounds.on_verifier,
+    "reranker": answer.on_reranker,
     "synthesizer": answer.on_synthesizer,
 }
 
@@ -71,6 +72,7 @@ REFUSALS: dict[type[Event], Handler] = {
     SynthesizeDue: answer.on_refused,
 }
 REFUSED_ANSWERS: dict[str, Handler] = {
+    "reranker": answer.on_refused,
     "ticket_reader": start.out_of_budget,
     "router": start.out_of_budget,
     "sufficiency": check.on_refused,

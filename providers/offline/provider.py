@@ -15,6 +15,7 @@ from ragq.providers.offline import (
     finder,
     planner,
     reader,
+    reranker,
     rewriter,
     router,
     sufficiency,
@@ -29,6 +30,7 @@ from ragq.schemas.flow import (
     Evidence,
     Finding,
     Plan,
+    Ranking,
     Rewrite,
     RouteDecision,
     SufficiencyVerdict,
@@ -101,6 +103,11 @@ class OfflineProvider:
         return _metered(lambda: verifier.verify(question, evidence, findings, self._similarity),
                         [question, *_texts(evidence), *findings],
                         lambda v: " ".join(v.follow_up_queries))
+
+    def rerank(self, question: str, candidates: Sequence[Evidence], *,
+               asks: Sequence[str] = ()) -> tuple[Ranking, Usage]:
+        return _metered(lambda: reranker.rerank(question, candidates, asks),
+                        [question, *_texts(candidates)], lambda r: r.reason)
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
                    findings: Sequence[str], asks: Sequence[str] = ()

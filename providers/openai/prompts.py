@@ -56,6 +56,11 @@ SYSTEM: dict[ModelRole, str] = {
         "Judge whether the evidence, taken together, answers the whole question. confidence is "
         "in [0, 1]. If something is missing, say what in missing_info and give at most 3 "
         "follow_up_queries that would find it."),
+    ModelRole.RERANKER: (
+        "Rank the candidate passages by how much each helps answer the question (for a ticket, "
+        "the ask it was found for). ranked lists the chunk_id of every useful passage, most "
+        "useful first; leave out passages that do not help. Passages that together answer a "
+        "question of several parts (each part, each hop) all count as useful."),
     ModelRole.SYNTHESIZER: (
         "Answer the question from the context only, concisely. Cite every chunk the answer rests "
         "on by its exact chunk_id, with a short verbatim quote. If sources disagree, list the "
@@ -141,6 +146,23 @@ def synthesize(question: str, context: Sequence[Evidence], strategy: str,
                     f"Question: {question}\n\nHow the parts combine: {strategy}\n\n"
                     f"Findings of the sub-queries:\n{_bullets(findings)}\n\n"
                     f"Context:\n{evidence_block(context)}")
+
+
+def rerank(question: str, candidates: Sequence[Evidence], asks: Sequence[str] = ()
+           ) -> Messages:
+    if asks:
+        listed = "\n".join(f"{i}. {a}" for i, a in enumerate(asks))
+        question = f"{question}\n\nAsks:\n{listed}"
+    blocks = "\n\n".join(
+        f"[chunk_id={e.chunk_id} doc_id={e.doc_id}"
+        + (f" ask={e.ask_index}" if asks and e.ask_index is not None else "")
+        + f"] {e.title}".rstrip() + f"\n{e.text}" for e in _distinct(candidates))
+    return messages(ModelRole.RERANKER, f"Question: {question}\n\nCandidates:\n{blocks}")
+
+
+def _distinct(evidence: Sequence[Evidence]) -> list[Evidence]:
+    seen: set[str] = set()
+    return [e for e in evidence if not (e.chunk_id in seen or seen.add(e.chunk_id))]
 
 
 def json_object_instructions(schema: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragq.providers.offline import reader as offline_reader
+from ragq.providers.offline import reranker as offline_reranker
 from ragq.providers.offline import rewriter as offline_rewriter
 from ragq.providers.offline import synthesizer as offline_synthesizer
 from ragq.providers.openai import prompts, wire
@@ -23,6 +24,7 @@ from ragq.schemas.flow import (
     Plan,
     PlannedSubQuery,
     QuestionClass,
+    Ranking,
     Rewrite,
     RouteDecision,
     SufficiencyVerdict,
@@ -110,6 +112,14 @@ class OpenAIProvider:
             wire.VerificationWire, wire.to_verification,
             lambda why: Verification(sufficient=False, confidence=0.0,
                                      reason=_fallback_note(why))))
+
+    def rerank(self, question: str, candidates: Sequence[Evidence], *,
+               asks: Sequence[str] = ()) -> tuple[Ranking, Usage]:
+        """A listwise ranking of the pooled evidence; falls back to the offline scorer."""
+        return self.caller.run(RoleCall(
+            ModelRole.RERANKER, prompts.rerank(question, candidates, asks), wire.RankingWire,
+            lambda w: wire.to_ranking(w, candidates),
+            lambda why: offline_reranker.rerank(question, candidates, asks)))
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
                    findings: Sequence[str], asks: Sequence[str] = ()

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from ragq.schemas.flow import (
     Ask,
     AskAnswer,
+    ChunkScore,
     Citation,
     Contradiction,
     DraftAnswer,
@@ -26,6 +27,7 @@ from ragq.schemas.flow import (
     Plan,
     PlannedSubQuery,
     QuestionClass,
+    Ranking,
     Rewrite,
     RouteDecision,
     Strategy,
@@ -91,6 +93,11 @@ class VerificationWire(_Wire):
     confidence: float
     missing_info: list[str]
     follow_up_queries: list[str]
+    reason: str
+
+
+class RankingWire(_Wire):
+    ranked: list[str]
     reason: str
 
 
@@ -222,6 +229,20 @@ def _contradictions(found: Sequence[ContradictionWire], context: Sequence[Eviden
     return [Contradiction(topic=c.topic, statements=c.statements,
                           doc_ids=[d for d in c.doc_ids if d in known_docs], reason=c.reason)
             for c in found]
+
+
+def to_ranking(w: RankingWire, candidates: Sequence[Evidence]) -> Ranking:
+    """Listed chunks score above every unlisted one (2 down to 1, in the model's order); an
+    unlisted chunk keeps its retrieval score. Ids the candidates do not hold are refused."""
+    known = {e.chunk_id for e in candidates}
+    unknown = [c for c in w.ranked if c not in known]
+    if unknown:
+        raise ValueError(f"ranked names chunks that are not candidates: {unknown}; rank only "
+                         f"these chunk_id values: {sorted(known)}")
+    order = list(dict.fromkeys(w.ranked))
+    scores = [ChunkScore(chunk_id=c, score=2.0 - i / max(1, len(order)))
+              for i, c in enumerate(order)]
+    return Ranking(scores=scores, reason=w.reason)
 
 
 def to_draft(w: DraftWire, context: Sequence[Evidence]) -> DraftAnswer:

@@ -21,6 +21,7 @@ from ragq.schemas.cache import CachedEvidence
 from ragq.schemas.flow import (
     Ask,
     AskAnswer,
+    ChunkScore,
     Citation,
     DraftAnswer,
     Evidence,
@@ -28,6 +29,7 @@ from ragq.schemas.flow import (
     Plan,
     PlannedSubQuery,
     QuestionClass,
+    Ranking,
     Rewrite,
     RouteDecision,
     Strategy,
@@ -111,6 +113,13 @@ class SeededProvider:
         follow_ups = [self._text() for _ in range(self.rng.randint(0, 3))]
         return Verification(sufficient=self.rng.random() < 0.4, confidence=self.rng.random(),
                             follow_up_queries=follow_ups + follow_ups[:1]), usage
+
+    def rerank(self, question: str, candidates: Sequence[Evidence], *,
+               asks: Sequence[str] = ()) -> tuple[Ranking, Usage]:
+        usage = self._usage("reranker")
+        chosen = [c for c in candidates if self.rng.random() < 0.7]
+        return Ranking(scores=[ChunkScore(chunk_id=c.chunk_id, score=self.rng.random())
+                               for c in chosen]), usage
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
                    findings: Sequence[str], asks: Sequence[str] = ()

@@ -128,8 +128,13 @@ def _ticket_reader(text: str) -> dict[str, Any]:
             "context": " ".join(x for x in lines if not x.endswith("?")), "noise": []}
 
 
-RULES = {"ticket_reader": _ticket_reader, "router": _router, "planner": _planner,
-         "sufficiency": _sufficiency, "rewriter": _rewriter, "finder": _finder,
+def _reranker(text: str) -> dict[str, Any]:
+    """The candidates in the order given."""
+    return {"ranked": [c for c, _ in _chunks(text)], "reason": "fake: as given"}
+
+
+RULES = {"reranker": _reranker, "ticket_reader": _ticket_reader, "router": _router,
+         "planner": _planner, "sufficiency": _sufficiency, "rewriter": _rewriter, "finder": _finder,
          "verifier": _verifier, "synthesizer": _synthesizer}
 
 

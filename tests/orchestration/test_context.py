@@ -1,4 +1,4 @@
-from ragq.orchestration.context import assemble_context, estimate_tokens, rerank_lexical
+from ragq.orchestration.context import assemble_context, estimate_tokens
 from ragq.schemas.flow import Evidence
 
 
@@ -52,10 +52,3 @@ def test_second_chunk_of_a_document_waits_for_other_documents():
     chosen = assemble_context(evidence, max_tokens=10_000, max_items=2)
     assert [e.chunk_id for e in chosen] == ["a:1", "b:1"]
 
-
-def test_lexical_rerank_lifts_chunks_with_the_question_words():
-    evidence = [ev("a:1", 0.60, text="General overview of streaming responses."),
-                ev("b:1", 0.55, text="Set max_tokens to cap the response length.")]
-    ranked = rerank_lexical(evidence, "What does max_tokens cap?", weight=0.4)
-    assert [e.chunk_id for e in sorted(ranked, key=lambda e: -e.score)] == ["b:1", "a:1"]
-    assert evidence[0].score == 0.60  # copies, the input is untouched
