@@ -133,7 +133,7 @@ def _spans(sentence: str, kind: str) -> list[tuple[str, int]]:
 
 def _novel(candidate: str, query_terms: set[str]) -> bool:
     own = [stem(w) for w in words(candidate)]
-    return bool(own) and sum(w in query_terms for w in own) / len(own) < 0.5
+    return bool(own) and sum(w in query_terms for w in own) / len(own) <= 0.5
 
 
 def _sentence_score(sentence: str, terms: list[str]) -> float:

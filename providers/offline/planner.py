@@ -11,8 +11,13 @@ import re
 from collections.abc import Callable
 
 from ragq.orchestration.text import content_words, words
-from ragq.providers.offline.lexicon import GENERIC, WH_WORDS, entities
-from ragq.providers.offline.shapes import comparison_pair, conjunction_parts, focus_split
+from ragq.providers.offline.lexicon import GENERIC, WH_WORDS, entities, relational_noun
+from ragq.providers.offline.shapes import (
+    COMPARATIVE,
+    comparison_pair,
+    conjunction_parts,
+    focus_split,
+)
 from ragq.providers.offline.structure import decompose_chain, normalize_heads
 from ragq.schemas.flow import Plan, PlannedSubQuery, Strategy
 
@@ -35,6 +40,59 @@ def _compare(question: str, limit: int) -> Plan | None:
                             reason=f"the compared fact for {side!r}") for side in pair]
     return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
                 reason=f"comparison of {pair[0]!r} and {pair[1]!r}")
+
+
+_COMPARATIVES = frozenset({"earlier", "later", "first", "last", "older", "younger", "elder",
+                           "oldest", "youngest", "more", "most", "less", "fewer", "longer",
+                           "shorter", "taller", "bigger", "larger", "smaller", "higher", "lower",
+                           "earliest", "latest", "same", "share", "shared"})
+# What a comparative of age or order asks of each side.
+_ASKS_FOR = {"older": "born", "younger": "born", "elder": "born", "oldest": "born",
+             "youngest": "born"}
+_TYPE_AFTER_WH = re.compile(r"\b(?:which|what)\s+(\w+)", re.I)
+# Where English puts the related entity of a compared thing: "whose author", "the director
+# who died", "the directors of A (and B)".
+_WHOSE = re.compile(r"\bwhose\s+(\w+)", re.I)
+_THE_ONE_WHO = re.compile(r"\bthe\s+(\w+)\s+(?:who|that|which|whom)\b", re.I)
+
+
+def _relation(question: str, first: str) -> str | None:
+    """The relational noun that leads from each compared thing to what is compared, if the
+    question is built around one."""
+    of_first = re.search(rf"\bthe\s+(\w+)\s+of\s+(?:the\s+)?{re.escape(first)}", question, re.I)
+    for found in (_WHOSE.search(question), _THE_ONE_WHO.search(question), of_first):
+        if found and relational_noun(found.group(1)):
+            word = found.group(1).lower()
+            return word[:-1] if word.endswith("s") and relational_noun(word[:-1]) else word
+    return None
+
+
+def _compare_through(question: str, limit: int) -> Plan | None:
+    """A comparison made through a related entity ("Which film has the director who died
+    earlier, A or B?", "Whose author was born first, A or B?"): for each side, find the related
+    entity, then ask its attribute of it; the comparison is made over the chain ends."""
+    pair = comparison_pair(question)
+    if pair is None or limit < 4:
+        return None
+    relation = _relation(question, pair[0])
+    if relation is None:
+        return None
+    own = {w for side in pair for w in words(side)}
+    kind = _TYPE_AFTER_WH.search(question)
+    skip = own | _COMPARISON_WORDS | WH_WORDS | GENERIC | {kind.group(1).lower() if kind else ""}
+    candidates = [w for w in content_words(question) if w not in skip
+                  and w.rstrip("s") != relation]
+    attribute = [_ASKS_FOR.get(w, w) for w in candidates
+                 if w not in _COMPARATIVES or w in _ASKS_FOR]
+    if not attribute:
+        return None
+    subs = [PlannedSubQuery(text=f"the {relation} of {side}",
+                            reason=f"the {relation} of {side!r}") for side in pair]
+    subs += [PlannedSubQuery(text=f"{{{i}}} {' '.join(dict.fromkeys(attribute))}",
+                             depends_on=[i], reason=f"the compared fact of {side!r}'s {relation}")
+             for i, side in enumerate(pair)]
+    return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
+                reason=f"comparison of {pair[0]!r} and {pair[1]!r} through their {relation}")
 
 
 def _topic(part: str) -> str:
@@ -74,6 +132,9 @@ def _chain(question: str, limit: int) -> Plan | None:
     final = decompose_chain(normalize_heads(question.strip()), hops, max_hops=limit - 1)
     if not hops:
         return None
+    sides = _compared_sides(final)
+    if sides and len(hops) + len(sides) <= limit:
+        return _compared_over(hops, sides)
     texts = [*hops, final]
     subs = [
         PlannedSubQuery(
@@ -87,7 +148,32 @@ def _chain(question: str, limit: int) -> Plan | None:
                 reason=f"{len(hops)} nested description(s) resolved before the question")
 
 
+def _compared_sides(final: str) -> list[tuple[int, str]] | None:
+    """When what remains of a chain compares its hops ("Who was born first, {1} or {0}?"):
+    each compared hop with the attribute to ask of it (("born"), for both)."""
+    placeholders = sorted({int(m) for m in re.findall(r"\{(\d+)\}", final)})
+    if len(placeholders) < 2 or not COMPARATIVE.search(final):
+        return None
+    attribute = [_ASKS_FOR.get(w, w) for w in content_words(re.sub(r"\{\d+\}", " ", final))
+                 if (w not in _COMPARATIVES or w in _ASKS_FOR)
+                 and w not in _COMPARISON_WORDS | WH_WORDS | GENERIC]
+    if not attribute:
+        return None
+    text = " ".join(dict.fromkeys(attribute))
+    return [(i, text) for i in placeholders]
+
+
+def _compared_over(hops: list[str], sides: list[tuple[int, str]]) -> Plan:
+    subs = [PlannedSubQuery(text=hop, depends_on=sorted({int(m) for m in re.findall(
+        r"\{(\d+)\}", hop)}), reason="resolve the described entity") for hop in hops]
+    subs += [PlannedSubQuery(text=f"{{{i}}} {attribute}", depends_on=[i],
+                             reason=f"the compared fact of hop {i}") for i, attribute in sides]
+    return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
+                reason="entities described by their relations, compared on what each has")
+
+
 DECOMPOSERS: dict[str, Decomposer] = {
+    "compare through a related entity": _compare_through,
     "compare": _compare,
     "conjunction": _conjunction,
     "chain": _chain,

@@ -16,7 +16,7 @@ _PAIR_GAP = re.compile(r",?\s+(?:and|&|or|versus|vs\.?|compared\s+(?:to|with))\s
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with|"
                       r"regarding|as)\b|[?,;]|$)", re.I)
 COMPARATIVE = re.compile(
-    r"\b(?:both|either|neither|same|versus|vs\.?|compared?\s+(?:to|with)|differ\w*|"
+    r"\b(?:both|either|neither|same|shared?|versus|vs\.?|compared?\s+(?:to|with)|differ\w*|"
     r"(?:which|who|whose)\b[^?]*\b(?:\w+er|\w+est|first|last|more|most|less|fewer|earlier)\b"
     r"[^?]*\bor\b)", re.I)
 _SPLIT_AND = re.compile(

@@ -102,11 +102,15 @@ def _of_span(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     if head[-2].lower() in _VACUOUS or not relational_noun(head[-2]):
         return None
     spans = [s for s in entity_spans(text) if s.start >= match.end()]
-    after = [s for s in spans
-             if re.fullmatch(r"(?:the\s+)?(?:\d[\w-]*\s+)?", text[match.end() : s.start], re.I)]
+    # "the composer of [the opera] Silver Lake": a kind-of-thing noun may stand before the name
+    after = [s for s in spans if re.fullmatch(
+        rf"(?:the\s+)?(?:\d[\w-]*\s+)?(?:(?!{_PREPS}\b|{_VERB_WORDS}\b)(?-i:[a-z])[\w-]*\s+)"
+        r"{0,2}", text[match.end() : s.start], re.I)]
     if not after:
         return None
     first = after[0]
+    if _PLACEHOLDER.fullmatch(first.text):
+        return match.start(), first.end  # "the father of {0}": an earlier hop's finding
     if " " not in first.text and _ADJECTIVE_USE.match(text, first.end):
         # "the birthplace of the Swedish performance artist Ayesha": the adjective opens a
         # description that ends at the name a few words on
