@@ -15,7 +15,9 @@ from ragq.workers.client import client_app
 
 def memory_settings(home: Path, **more: Any) -> Settings:
     """Settings of a migrated SQLite ledger under ``home`` and an in-process broker."""
-    settings = build_settings(home=home, broker_url="memory://",
+    # database_url=None: a session-wide stack fixture points RAGQ_DATABASE_URL at its own
+    # server while it runs, and these settings must not share that ledger.
+    settings = build_settings(home=home, broker_url="memory://", database_url=None,
                               result_backend_url="cache+memory://", **more)
     upgrade(settings.ledger_url)
     return settings
