@@ -37,17 +37,20 @@ def _window_end(words: list[str], start: int, size: int) -> int:
 
 
 def split_words(text: str, size: int, overlap: int) -> Iterator[str]:
-    """Yield windows of at most ``size`` words overlapping by ``overlap`` words.
+    """Yield windows of at most ``size`` words overlapping by ``overlap`` words. A window is the
+    text as written, line breaks kept, so headings and paragraphs still read as such downstream
+    (sentence splitting and the contradiction check need them).
 
     Raises ValueError when ``overlap >= size`` (the windows would never advance).
     """
     if size <= 0 or overlap < 0 or overlap >= size:
         raise ValueError(f"need 0 <= overlap < size, got size={size} overlap={overlap}")
-    words = _WORD.findall(text)
+    spans = list(_WORD.finditer(text))
+    words = [m.group() for m in spans]
     start = 0
     while start < len(words):
         end = _window_end(words, start, size)
-        yield " ".join(words[start:end])
+        yield text[spans[start].start() : spans[end - 1].end()]
         if end >= len(words):
             return
         start = max(end - overlap, start + 1)

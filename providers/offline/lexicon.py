@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from ragq.orchestration.text import STOPWORDS, content_words, stem, words
 
 _TOKEN = re.compile(r"\{\d+\}|\w(?:[\w'’.\-&]*\w)?")
-_SENTENCE = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[\"“(\[]?[A-Z0-9])|\n{2,}|\n(?=[-*•#])")
+_SENTENCE = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[\"“(\[]?[A-Z0-9#])|\n{2,}|\n(?=[-*•#])")
+_HEADING_MARK = re.compile(r"^#{1,6}\s+")
+_LINE_END = re.compile(r"[.!?:;,]['\"”)\]]?$")
+MAX_HEADING_WORDS = 8
 _ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|No|vs|etc|Inc|Co|Ltd)"
                            r"|\b[A-Z]|\b(?:[A-Z]\.)+[A-Z])\.$")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -72,18 +75,39 @@ class Span:
     end: int
 
 
-def sentences(text: str) -> list[str]:
-    """``text`` cut at sentence ends and paragraph breaks; blank pieces dropped; a piece ending
-    in an abbreviation ("Mr.", "U.S.", "J.") is joined to the next."""
-    out: list[str] = []
-    for piece in _SENTENCE.split(text):
-        piece = (piece or "").strip()
-        if not piece:
-            continue
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
+def is_heading(line: str) -> bool:
+    """A title or heading line: short and without closing punctuation. It is a piece of its
+    own, never the start of the sentence under it."""
+    line = line.strip()
+    return bool(line) and len(line.split()) <= MAX_HEADING_WORDS and not _LINE_END.search(line)
+
+
+def _blocks(text: str) -> list[str]:
+    blocks: list[str] = []
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if is_heading(line):
+            blocks += ["\n".join(lines), line]
+            lines = []
         else:
-            out.append(piece)
+            lines.append(line)
+    return [*blocks, "\n".join(lines)]
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at sentence ends, paragraph breaks and heading lines; blank pieces and
+    markdown heading marks dropped; a piece ending in an abbreviation ("Mr.", "U.S.", "J.") is
+    joined to the next."""
+    out: list[str] = []
+    for block in _blocks(text):
+        for piece in _SENTENCE.split(block):
+            piece = _HEADING_MARK.sub("", (piece or "").strip())
+            if not piece:
+                continue
+            if out and _ABBREVIATION.search(out[-1]):
+                out[-1] = f"{out[-1]} {piece}"
+            else:
+                out.append(piece)
     return out
 
 

@@ -39,6 +39,14 @@ def test_windows_prefer_to_end_at_a_sentence_boundary():
     assert len(windows[0].split()) == 16
 
 
+def test_a_window_is_the_text_as_written_with_its_line_breaks():
+    text = "# Refunds\n\nRefunds are issued within 14 days.\nContact   support first."
+    (window,) = split_words(text, 50, 0)
+    assert window == text.strip()
+    first, second = split_words("one two\nthree four", 2, 0)
+    assert (first, second) == ("one two", "three four")  # the break between windows is dropped
+
+
 def test_overlap_not_below_size_is_rejected():
     try:
         list(split_words("a b c", 3, 3))
