@@ -181,6 +181,7 @@ class Contradiction(_Contract):
     topic: str
     statements: list[str]
     doc_ids: list[str]
+    chunk_ids: list[str] = Field(default_factory=list)  # the chunk of each statement, in order
     reason: str = ""
 
 

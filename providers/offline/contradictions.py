@@ -66,5 +66,6 @@ def detect(context: Sequence[Evidence]) -> list[Contradiction]:
             topic = " ".join(sorted(a.frame & b.frame))
             found.append(Contradiction(
                 topic=topic, statements=[a.sentence, b.sentence], doc_ids=[a.doc_id, b.doc_id],
+                chunk_ids=[a.chunk_id, b.chunk_id],
                 reason=f"same claim, different values: {a.values} vs {b.values}"))
     return found

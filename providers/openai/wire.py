@@ -110,6 +110,7 @@ class ContradictionWire(_Wire):
     topic: str
     statements: list[str]
     doc_ids: list[str]
+    chunk_ids: list[str]
     reason: str
 
 
@@ -226,8 +227,11 @@ def _citations(cited: Sequence[CitationWire], context: Sequence[Evidence], insuf
 def _contradictions(found: Sequence[ContradictionWire], context: Sequence[Evidence]
                     ) -> list[Contradiction]:
     known_docs = {e.doc_id for e in context}
+    known_chunks = {e.chunk_id for e in context}
     return [Contradiction(topic=c.topic, statements=c.statements,
-                          doc_ids=[d for d in c.doc_ids if d in known_docs], reason=c.reason)
+                          doc_ids=[d for d in c.doc_ids if d in known_docs],
+                          chunk_ids=[k for k in c.chunk_ids if k in known_chunks],
+                          reason=c.reason)
             for c in found]
 
 
