@@ -34,6 +34,14 @@ _DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|Jun
 _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand|percent|%))?")
 _ASKS_DATE = re.compile(r"\b(?:when|what year|which year|date|era|period|century|decade)\b", re.I)
 _ASKS_NUMBER = re.compile(r"\b(?:how many|how much|number of|population|amount)\b", re.I)
+# A date range ("4 May 1910 – 2 June 1975", "from 1961 to 1968"): an end asks for its later
+# date, a start for its earlier one.
+_ASKS_END = re.compile(r"\b(?:die|died|dies|death|dead|end|ended|closed|dissolved|disbanded|"
+                       r"retired|until)\b", re.I)
+_RANGE_BEFORE = re.compile(r"(?:[–—-]|\b(?:to|until|till))\s*$")
+RANGE_END_FIT = 1.5  # the later date of a range, for a question about an end
+RANGE_START_FIT = 0.7  # the later date of a range, for any other date question
+_VALUE_KINDS = ("date", "date:end", "number")  # asked as a value, never as a page's title
 _ADDRESS_TAIL = re.compile(r"[A-Z][\w'’.-]*,\s*$")
 _ADDRESS_PART = re.compile(r"[A-Z][\w'’.-]*,")
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|to)\s+(?:the\s+)?$", re.I)
@@ -110,6 +118,9 @@ def _fit(kind: str, text: str, before: str, head: str) -> float:
     tokens = text.split()
     if head and head in {t.lower() for t in tokens}:
         return HEAD_MATCH
+    if kind in ("date", "date:end"):
+        closes_range = bool(_RANGE_BEFORE.search(before))
+        return (RANGE_END_FIT if kind == "date:end" else RANGE_START_FIT) if closes_range else 1.0
     if kind == "place" and _ADDRESS_TAIL.search(before):
         # "…, Gwanda District, Zimbabwe": the later in an address, the wider the place
         return 1.3 + 0.1 * min(len(_ADDRESS_PART.findall(before)), 3)
@@ -123,7 +134,7 @@ def _fit(kind: str, text: str, before: str, head: str) -> float:
 
 def _spans(sentence: str, kind: str) -> list[tuple[str, int]]:
     """Candidate strings of a sentence with their offsets, for the kind asked."""
-    if kind == "date":
+    if kind in ("date", "date:end"):
         return [(m.group(), m.start()) for m in _DATE.finditer(sentence)]
     if kind == "number":
         return [(m.group().rstrip(".,"), m.start()) for m in _NUMBER.finditer(sentence)]
@@ -145,6 +156,8 @@ def _sentence_score(sentence: str, terms: list[str]) -> float:
 
 def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
     kind, terms, query_terms = _kind(query), key_terms(query), term_set(query)
+    if kind == "date" and _ASKS_END.search(query):
+        kind = "date:end"
     head = head_noun(query)
     query_terms -= {stem(head)}  # "McDowell County" answers "the county…"
     anchors = [e for e in entities(query) if not e.startswith("{")]
@@ -163,7 +176,7 @@ def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
                     continue
                 fit = _fit(kind, text, sentence[max(0, offset - 40) : offset], head)
                 out.append(_Candidate(text, (0.2 + overlap) * discount * fit, item.doc_id))
-        if kind not in ("date", "number") and item.title and _novel(item.title, query_terms):
+        if kind not in _VALUE_KINDS and item.title and _novel(item.title, query_terms):
             out.append(_Candidate(re.sub(r"\s*\(.*\)$", "", item.title),
                                   (0.2 + best_sentence) * discount * TITLE_WEIGHT, item.doc_id))
     return out

@@ -49,18 +49,36 @@ _COMPARATIVES = frozenset({"earlier", "later", "first", "last", "older", "younge
 # What a comparative of age or order asks of each side.
 _ASKS_FOR = {"older": "born", "younger": "born", "elder": "born", "oldest": "born",
              "youngest": "born"}
+# Comparatives of time: each side's fact is a date, so its sub-query asks "when".
+_TEMPORAL = frozenset({"earlier", "later", "first", "last", "older", "younger", "elder",
+                       "oldest", "youngest", "earliest", "latest", "sooner", "before", "after"})
+# Life events whose question English forms irregularly.
+_WHEN = {"born": "When was {} born?", "died": "When did {} die?", "dead": "When did {} die?"}
+
+
+def _fact_of(side: str, attribute: list[str], question: str) -> str:
+    """The sub-query for one side's compared fact: "When did {0} die?" when the comparison
+    is one of time, else the side and what is compared ("{0} country")."""
+    text = " ".join(dict.fromkeys(attribute))
+    if not _TEMPORAL & set(words(question.lower())):
+        return f"{side} {text}"
+    if len(attribute) == 1 and attribute[0] in _WHEN:
+        return _WHEN[attribute[0]].format(side)
+    return f"When {side} {text}"
 _TYPE_AFTER_WH = re.compile(r"\b(?:which|what)\s+(\w+)", re.I)
 # Where English puts the related entity of a compared thing: "whose author", "the director
 # who died", "the directors of A (and B)".
 _WHOSE = re.compile(r"\bwhose\s+(\w+)", re.I)
 _THE_ONE_WHO = re.compile(r"\bthe\s+(\w+)\s+(?:who|that|which|whom)\b", re.I)
+_WHICH_ONES = re.compile(r"\b(?:which|what)\s+\w+(?:'s|’s|s'|s’)\s+(\w+)", re.I)
 
 
 def _relation(question: str, first: str) -> str | None:
     """The relational noun that leads from each compared thing to what is compared, if the
     question is built around one."""
     of_first = re.search(rf"\bthe\s+(\w+)\s+of\s+(?:the\s+)?{re.escape(first)}", question, re.I)
-    for found in (_WHOSE.search(question), _THE_ONE_WHO.search(question), of_first):
+    for found in (_WHOSE.search(question), _WHICH_ONES.search(question),
+                  _THE_ONE_WHO.search(question), of_first):
         if found and relational_noun(found.group(1)):
             word = found.group(1).lower()
             return word[:-1] if word.endswith("s") and relational_noun(word[:-1]) else word
@@ -69,8 +87,9 @@ def _relation(question: str, first: str) -> str | None:
 
 def _compare_through(question: str, limit: int) -> Plan | None:
     """A comparison made through a related entity ("Which film has the director who died
-    earlier, A or B?", "Whose author was born first, A or B?"): for each side, find the related
-    entity, then ask its attribute of it; the comparison is made over the chain ends."""
+    earlier, A or B?", "Whose author was born first, A or B?", "Which novel's author was born
+    earlier, A or B?"): for each side, find the related entity, then ask its attribute of it;
+    the comparison is made over the chain ends."""
     pair = comparison_pair(question)
     if pair is None or limit < 4:
         return None
@@ -88,7 +107,7 @@ def _compare_through(question: str, limit: int) -> Plan | None:
         return None
     subs = [PlannedSubQuery(text=f"the {relation} of {side}",
                             reason=f"the {relation} of {side!r}") for side in pair]
-    subs += [PlannedSubQuery(text=f"{{{i}}} {' '.join(dict.fromkeys(attribute))}",
+    subs += [PlannedSubQuery(text=_fact_of(f"{{{i}}}", attribute, question),
                              depends_on=[i], reason=f"the compared fact of {side!r}'s {relation}")
              for i, side in enumerate(pair)]
     return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
@@ -150,7 +169,7 @@ def _chain(question: str, limit: int) -> Plan | None:
 
 def _compared_sides(final: str) -> list[tuple[int, str]] | None:
     """When what remains of a chain compares its hops ("Who was born first, {1} or {0}?"):
-    each compared hop with the attribute to ask of it (("born"), for both)."""
+    each compared hop with the sub-query asking its compared fact ("When was {1} born?")."""
     placeholders = sorted({int(m) for m in re.findall(r"\{(\d+)\}", final)})
     if len(placeholders) < 2 or not COMPARATIVE.search(final):
         return None
@@ -159,15 +178,14 @@ def _compared_sides(final: str) -> list[tuple[int, str]] | None:
                  and w not in _COMPARISON_WORDS | WH_WORDS | GENERIC]
     if not attribute:
         return None
-    text = " ".join(dict.fromkeys(attribute))
-    return [(i, text) for i in placeholders]
+    return [(i, _fact_of(f"{{{i}}}", attribute, final)) for i in placeholders]
 
 
 def _compared_over(hops: list[str], sides: list[tuple[int, str]]) -> Plan:
     subs = [PlannedSubQuery(text=hop, depends_on=sorted({int(m) for m in re.findall(
         r"\{(\d+)\}", hop)}), reason="resolve the described entity") for hop in hops]
-    subs += [PlannedSubQuery(text=f"{{{i}}} {attribute}", depends_on=[i],
-                             reason=f"the compared fact of hop {i}") for i, attribute in sides]
+    subs += [PlannedSubQuery(text=fact, depends_on=[i], reason=f"the compared fact of hop {i}")
+             for i, fact in sides]
     return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
                 reason="entities described by their relations, compared on what each has")
 
