@@ -68,8 +68,10 @@ class ModelProvider(Protocol):
 
     def synthesize(
         self, question: str, context: Sequence[Evidence], *, strategy: str,
-        findings: Sequence[str], asks: Sequence[str] = (),
+        findings: Sequence[str], asks: Sequence[str] = (), chain_ends: Sequence[str] = (),
     ) -> tuple[DraftAnswer, Usage]:
         """Answer from the context only, citing it; flag contradictions. With ``asks`` (a
         ticket's), answer each in turn (``DraftAnswer.asks``), from the evidence found for it
-        (``Evidence.ask_index``)."""
+        (``Evidence.ask_index``). ``chain_ends`` are the last hops of the plan's chains, their
+        placeholders filled ("Where was Anselm Reyes born?"): what the question finally
+        asks."""

@@ -120,7 +120,8 @@ ROLE_CALLS: dict[type, RoleCall] = {
     VerifyRequest: lambda p, r: p.verify(r.question, r.evidence, findings=r.findings),
     RerankRequest: lambda p, r: p.rerank(r.question, r.candidates, asks=r.asks),
     SynthesizeRequest: lambda p, r: p.synthesize(r.question, r.context, strategy=r.strategy,
-                                                 findings=r.findings, asks=r.asks),
+                                                 findings=r.findings, asks=r.asks,
+                                                 chain_ends=r.chain_ends),
 }
 
 
@@ -145,7 +146,8 @@ def answer_extractively(action: AnswerExtractively, state: JobState, ledger: Flo
     request = action.call.request
     assert isinstance(request, SynthesizeRequest)
     draft = extractive.synthesize(request.question, request.context, strategy=request.strategy,
-                                  findings=request.findings, asks=request.asks)
+                                  findings=request.findings, asks=request.asks,
+                                  chain_ends=request.chain_ends)
     return RoleAnswered(action.call, draft, None)
 
 

@@ -311,6 +311,7 @@ class SynthesizeRequest(RoleRequest):
     strategy: str
     findings: tuple[str, ...]
     asks: tuple[str, ...] = ()
+    chain_ends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

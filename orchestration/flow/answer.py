@@ -115,7 +115,7 @@ def _answer(state: JobState, stop_reason: str, context: list[Evidence], tokens: 
     strategy = state.strategy or Strategy.SINGLE
     asks = tuple(a.text for a in state.asks) if len(state.asks) > 1 else ()
     request = SynthesizeRequest(state.asked, tuple(context), strategy.value,
-                                tuple(state.findings), asks)
+                                tuple(state.findings), asks, tuple(state.chain_ends))
     return ask("synthesizer", "synthesize", tokens, request,
                {"stop_reason": stop_reason, "context_tokens": tokens})
 

@@ -233,6 +233,16 @@ class JobState:
         return [s.finding for s in ordered if s.finding]
 
     @property
+    def chain_ends(self) -> list[str]:
+        """The last hop of each chain of the plan, as it was searched (its placeholders
+        filled): what each part of a compound question, or a nested question, finally asks.
+        A search of the whole question is no part of it."""
+        planned = [s for s in self.sub_queries if s.round == 0]
+        depended = {i for s in planned for i in s.depends_on}
+        return [s.searched_text for s in sorted(planned, key=lambda s: s.index)
+                if s.index not in depended and s.text.strip() != self.asked.strip()]
+
+    @property
     def first_refused(self) -> BudgetDimension | None:
         """The first dimension the job's budget refused, if any did."""
         return self.budget.first_refused if self.budget else None

@@ -110,9 +110,10 @@ class OfflineProvider:
                         [question, *_texts(candidates)], lambda r: r.reason)
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
-                   findings: Sequence[str], asks: Sequence[str] = ()
-                   ) -> tuple[DraftAnswer, Usage]:
+                   findings: Sequence[str], asks: Sequence[str] = (),
+                   chain_ends: Sequence[str] = ()) -> tuple[DraftAnswer, Usage]:
         return _metered(
             lambda: synthesizer.synthesize(question, context, strategy=strategy,
-                                           findings=findings, asks=asks),
+                                           findings=findings, asks=asks,
+                                           chain_ends=chain_ends),
             [question, *_texts(context), *findings], lambda d: d.answer)

@@ -63,9 +63,10 @@ SYSTEM: dict[ModelRole, str] = {
         "question of several parts (each part, each hop) all count as useful."),
     ModelRole.SYNTHESIZER: (
         "Answer the question from the context only, concisely. Cite every chunk the answer rests "
-        "on by its exact chunk_id, with a short verbatim quote. If sources disagree, list the "
-        "disagreement in contradictions. If the context does not answer the question, say so "
-        "and set insufficient to true."),
+        "on by its exact chunk_id, with a short verbatim quote. If sources disagree, say so in "
+        "the answer, cite both, and list the disagreement in contradictions (each statement "
+        "verbatim, with its chunk_id and doc_id in the same order). If the context does not "
+        "answer the question, say so and set insufficient to true."),
 }
 
 TICKET_SYNTHESIS = (
@@ -135,7 +136,8 @@ def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str])
 
 
 def synthesize(question: str, context: Sequence[Evidence], strategy: str,
-               findings: Sequence[str], asks: Sequence[str] = ()) -> Messages:
+               findings: Sequence[str], asks: Sequence[str] = (), *,
+               chain_ends: Sequence[str] = ()) -> Messages:
     if asks:
         listed = "\n".join(f"{i}. {a}" for i, a in enumerate(asks))
         chat = messages(ModelRole.SYNTHESIZER,
@@ -145,7 +147,9 @@ def synthesize(question: str, context: Sequence[Evidence], strategy: str,
     return messages(ModelRole.SYNTHESIZER,
                     f"Question: {question}\n\nHow the parts combine: {strategy}\n\n"
                     f"Findings of the sub-queries:\n{_bullets(findings)}\n\n"
-                    f"Context:\n{evidence_block(context)}")
+                    + (f"What the question finally asks, hop by hop resolved:\n"
+                       f"{_bullets(chain_ends)}\n\n" if chain_ends else "")
+                    + f"Context:\n{evidence_block(context)}")
 
 
 def rerank(question: str, candidates: Sequence[Evidence], asks: Sequence[str] = ()

@@ -122,8 +122,8 @@ class OpenAIProvider:
             lambda why: offline_reranker.rerank(question, candidates, asks)))
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
-                   findings: Sequence[str], asks: Sequence[str] = ()
-                   ) -> tuple[DraftAnswer, Usage]:
+                   findings: Sequence[str], asks: Sequence[str] = (),
+                   chain_ends: Sequence[str] = ()) -> tuple[DraftAnswer, Usage]:
         """A written answer citing context chunks (one per ask of a ticket); falls back to the
         offline extractive one."""
         if asks:
@@ -134,7 +134,9 @@ class OpenAIProvider:
                 lambda why: offline_synthesizer.synthesize(
                     question, context, strategy=strategy, findings=findings, asks=asks)))
         return self.caller.run(RoleCall(
-            ModelRole.SYNTHESIZER, prompts.synthesize(question, context, strategy, findings),
+            ModelRole.SYNTHESIZER,
+            prompts.synthesize(question, context, strategy, findings, chain_ends=chain_ends),
             wire.DraftWire, lambda w: wire.to_draft(w, context),
             lambda why: offline_synthesizer.synthesize(question, context, strategy=strategy,
-                                                       findings=findings)))
+                                                       findings=findings,
+                                                       chain_ends=chain_ends)))

@@ -6,21 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ragq.embedding.minilm import MiniLmEmbedder
 from ragq.ledger.memory import MemoryLedger
-from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
-from ragq.orchestration.flow import FlowConfig, LayerDone, RetrieveDue
-from ragq.providers.offline import OfflineProvider
+from ragq.orchestration.flow import LayerDone, RetrieveDue
 from ragq.schemas.document import Document
-from ragq.tasks.inline import InlineAdapters, InlineDispatcher
-from ragq.tasks.runner import Runner
-from ragq.vectorstore.base import VectorPoint
-from ragq.vectorstore.edge import EdgeVectorStore
+from ragq.tasks.inline import InlineDispatcher
+from tests.tasks.inprocess import Index, indexed
 
 DOCS = [
     {"id": "refunds", "title": "Refund policy",
@@ -66,34 +60,13 @@ class Clock:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
-    embedder = MiniLmEmbedder()
-    path: Path = tmp_path_factory.mktemp("vectors")
-    with EdgeVectorStore(path) as vectors:
-        vectors.ensure_collection("kb", embedder.dim)
-        chunks = [c for d in DOCS for c in chunk_document(
-            Document(**d), collection="kb", size_words=180, overlap_words=40)]
-        points = embedder.embed([embedding_text(c) for c in chunks])
-        vectors.upsert("kb", [VectorPoint(chunk_point_id("kb", c.doc_id, c.chunk_index), v,
-                                          c.payload()) for c, v in zip(chunks, points,
-                                                                       strict=True)])
-        yield embedder, vectors
+def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    with indexed([Document(**d) for d in DOCS], tmp_path_factory.mktemp("vectors")) as index:
+        yield index
 
 
-def _run(store: tuple[Any, Any], ledger: MemoryLedger, dispatcher_class: type = InlineDispatcher,
-         **meta: Any) -> dict[str, Any]:
-    embedder, vectors = store
-    runner = Runner(ledger, InlineAdapters(OfflineProvider(embedder), embedder, vectors),
-                    FlowConfig())
-    job_id = ledger.add_job(TICKET, collection="kb", meta=meta)
-    dispatcher_class(runner).run(job_id)
-    result = ledger.jobs[job_id].result
-    assert result is not None
-    return result
-
-
-def test_each_ask_of_a_ticket_is_answered_with_its_own_evidence(store):
-    result = _run(store, MemoryLedger())
+def test_each_ask_of_a_ticket_is_answered_with_its_own_evidence(kb):
+    result = kb.run(TICKET)
     assert result["status"] == "completed"
     asks = result["asks"]
     assert [a["text"] for a in asks] == [
@@ -107,7 +80,7 @@ def test_each_ask_of_a_ticket_is_answered_with_its_own_evidence(store):
     assert "WARN" not in result["answer"] and "Noor" not in result["answer"]
 
 
-def test_a_ticket_whose_time_runs_out_answers_from_the_evidence_it_found(store):
+def test_a_ticket_whose_time_runs_out_answers_from_the_evidence_it_found(kb):
     clock = Clock()
 
     class LateAfterTheFirstLayer(InlineDispatcher):
@@ -119,8 +92,8 @@ def test_a_ticket_whose_time_runs_out_answers_from_the_evidence_it_found(store):
             clock.now += timedelta(minutes=30)
             self._step(job_id, LayerDone(round_, layer))
 
-    result = _run(store, MemoryLedger(clock=clock), LateAfterTheFirstLayer,
-                  budget={"max_latency_ms": 60_000})
+    result = kb.run(TICKET, MemoryLedger(clock=clock), LateAfterTheFirstLayer,
+                    budget={"max_latency_ms": 60_000})
     assert result["status"] == "budget_exhausted"
     assert result["stop_reason"] == "budget:latency_ms"
     assert result["context_doc_ids"] and result["citations"]

@@ -1,0 +1,60 @@
+"""The real flow in process for tests that judge what a job finds and answers: the offline
+provider, MiniLM vectors, the embedded vector store and the in-memory ledger; no broker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.ledger.memory import MemoryLedger
+from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
+from ragq.orchestration.flow import FlowConfig
+from ragq.providers.offline import OfflineProvider
+from ragq.schemas.document import Document
+from ragq.tasks.inline import InlineAdapters, InlineDispatcher
+from ragq.tasks.runner import Runner
+from ragq.vectorstore.base import VectorPoint
+from ragq.vectorstore.edge import EdgeVectorStore
+
+COLLECTION = "kb"
+
+
+@dataclass(frozen=True)
+class Index:
+    """A small knowledge base, embedded and stored, ready for jobs."""
+
+    embedder: MiniLmEmbedder
+    vectors: EdgeVectorStore
+    texts: dict[str, str]  # chunk id -> stored chunk text
+
+    def run(self, question: str, ledger: MemoryLedger | None = None,
+            dispatcher_class: type[InlineDispatcher] = InlineDispatcher,
+            **meta: Any) -> dict[str, Any]:
+        """Run one job to its end; its result."""
+        ledger = ledger or MemoryLedger()
+        runner = Runner(ledger, InlineAdapters(OfflineProvider(self.embedder), self.embedder,
+                                               self.vectors), FlowConfig())
+        job_id = ledger.add_job(question, collection=COLLECTION, meta=meta)
+        dispatcher_class(runner).run(job_id)
+        result = ledger.jobs[job_id].result
+        assert result is not None
+        return result
+
+
+@contextmanager
+def indexed(docs: Sequence[Document], path: Path) -> Iterator[Index]:
+    """``docs`` chunked as ingestion chunks them (180 words, 40 overlap) in a store at ``path``."""
+    embedder = MiniLmEmbedder()
+    with EdgeVectorStore(path) as vectors:
+        vectors.ensure_collection(COLLECTION, embedder.dim)
+        chunks = [c for d in docs for c in chunk_document(
+            d, collection=COLLECTION, size_words=180, overlap_words=40)]
+        points = embedder.embed([embedding_text(c) for c in chunks])
+        vectors.upsert(COLLECTION, [
+            VectorPoint(chunk_point_id(COLLECTION, c.doc_id, c.chunk_index), v, c.payload())
+            for c, v in zip(chunks, points, strict=True)])
+        yield Index(embedder, vectors, {c.chunk_id: c.text for c in chunks})
