@@ -54,6 +54,7 @@ from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
     JobStatus,
+    ModelCallStatus,
     SubQueryStatus,
 )
 from ragq.schemas.ticket import ResultUsage
@@ -102,7 +103,8 @@ class MemoryJob:
     evidence: list[EvidenceState] = field(default_factory=list)
     checks: dict[tuple[str, int], RecordCheck] = field(default_factory=dict)
     verifications: dict[int, VerificationState] = field(default_factory=dict)
-    model_calls: dict[str, tuple[str, int, int, float]] = field(default_factory=dict)
+    # call key -> (role, prompt tokens, completion tokens, cost, a fallback rather than a request)
+    model_calls: dict[str, tuple[str, int, int, float, bool]] = field(default_factory=dict)
     answer: RecordAnswer | None = None
     in_context: set[str] = field(default_factory=set)
     endings: int = 0
@@ -234,11 +236,13 @@ class _MemoryWriter:
 
     def record_model_call(self, job: MemoryJob, action: RecordModelCall) -> None:
         usage = action.usage
-        attempts = [(f"{action.call_key}#{n}", a.prompt_tokens, a.completion_tokens, a.cost_usd)
+        attempts = [(f"{action.call_key}#{n}", a.prompt_tokens, a.completion_tokens, a.cost_usd,
+                     a.status == ModelCallStatus.FALLBACK)
                     for n, a in enumerate(usage.attempts)] or \
-            [(action.call_key, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)]
-        for key, prompt, completion, cost in attempts:
-            job.model_calls.setdefault(key, (action.role, prompt, completion, cost))
+            [(action.call_key, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd,
+              False)]
+        for key, prompt, completion, cost, fallback in attempts:
+            job.model_calls.setdefault(key, (action.role, prompt, completion, cost, fallback))
 
     def record_reading(self, job: MemoryJob, action: RecordReading) -> None:
         if job.reading is None:
@@ -355,7 +359,9 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
     searched = [r for r in job.requests.values() if r.searched]
     draft = job.answer.draft if job.answer else None
     usage = ResultUsage(
-        steps=int(used.get(BudgetDimension.STEPS, 0)), llm_calls=len(job.model_calls),
+        steps=int(used.get(BudgetDimension.STEPS, 0)),
+        llm_calls=sum(not call[4] for call in job.model_calls.values()),
+        fallbacks=sum(call[4] for call in job.model_calls.values()),
         prompt_tokens=sum(call[1] for call in job.model_calls.values()),
         completion_tokens=sum(call[2] for call in job.model_calls.values()),
         retrieval_calls=len(searched), unique_queries=len({r.key for r in searched}),

@@ -20,7 +20,7 @@ from ragq.ledger.models import (
     SubQueryRow,
     utcnow,
 )
-from ragq.schemas.statuses import BUDGET_STOP, JobStatus, SubQueryStatus
+from ragq.schemas.statuses import BUDGET_STOP, JobStatus, ModelCallStatus, SubQueryStatus
 from ragq.schemas.ticket import AskResult, JobResult, ResultCitation, ResultUsage
 
 __all__ = ["ask_results", "build_result", "compose_result"]
@@ -28,10 +28,12 @@ __all__ = ["ask_results", "build_result", "compose_result"]
 
 def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: int
            ) -> ResultUsage:
+    fallback = ModelCallRow.status == ModelCallStatus.FALLBACK
     calls = session.execute(
-        select(func.count(), func.coalesce(func.sum(ModelCallRow.prompt_tokens), 0),
+        select(func.count().filter(~fallback),
+               func.coalesce(func.sum(ModelCallRow.prompt_tokens), 0),
                func.coalesce(func.sum(ModelCallRow.completion_tokens), 0),
-               func.coalesce(func.sum(ModelCallRow.cost_usd), 0))
+               func.coalesce(func.sum(ModelCallRow.cost_usd), 0), func.count().filter(fallback))
         .where(ModelCallRow.job_id == job.id)
     ).one()
     # Requests answered from the ledger (dedup) or the evidence cache searched nothing.
@@ -44,7 +46,7 @@ def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: i
     end = job.finished_at or utcnow()
     return ResultUsage(
         steps=budget.used_steps if budget else int(calls[0]) + int(retrievals[0]),
-        llm_calls=int(calls[0]),
+        llm_calls=int(calls[0]), fallbacks=int(calls[4]),
         prompt_tokens=int(calls[1]), completion_tokens=int(calls[2]),
         retrieval_calls=int(retrievals[0]), unique_queries=int(retrievals[1]),
         rerank_calls=budget.used_rerank_calls if budget else 0,

@@ -82,8 +82,12 @@ class ResultCitation(BaseModel):
 
 
 class ResultUsage(BaseModel):
+    """What a job used. ``llm_calls`` counts requests sent to a model; a role answered by its
+    fallback instead (no request, or none usable) is counted in ``fallbacks``."""
+
     steps: int = 0
     llm_calls: int = 0
+    fallbacks: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retrieval_calls: int = 0

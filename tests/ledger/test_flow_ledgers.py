@@ -15,7 +15,9 @@ from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
 from ragq.ledger.models import JobBudgetRow, JobRow, ModelCallRow, SubQueryRow
 from ragq.ledger.sql_flow import SqlFlowLedger
-from ragq.schemas.statuses import BudgetDimension
+from ragq.orchestration.flow.actions import FinishJob, RecordModelCall
+from ragq.schemas.flow import CallAttempt, Usage
+from ragq.schemas.statuses import BudgetDimension, JobStatus, ModelCallStatus
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
@@ -89,3 +91,38 @@ def _comparable(result: dict[str, Any] | None) -> dict[str, Any]:
 def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, steps, question):
     meta = {"route": route, "budget": {"max_steps": steps} if steps else None}
     assert _sql_books(sql_ledger, seed, meta, question) == _memory_books(seed, meta, question)
+
+
+def _sql_job(ledger: SqlFlowLedger) -> str:
+    with session_scope(ledger.engine) as session:
+        return add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
+                       collection=COLLECTION, question="q", acl=["public"], metadata={}).id
+
+
+def _memory_job(ledger: MemoryLedger) -> str:
+    return ledger.add_job("q", collection=COLLECTION, meta={})
+
+
+@pytest.mark.parametrize("kind", ["sql", "memory"])
+def test_llm_calls_count_requests_sent_and_a_fallback_apart(sql_ledger, kind):
+    """Two requests the server saw (one answer rejected), then the role's fallback: the result
+    reports 2 model calls and 1 fallback, not 3 calls."""
+    ledger: Any = sql_ledger if kind == "sql" else MemoryLedger()
+    job_id = _sql_job(ledger) if kind == "sql" else _memory_job(ledger)
+    usage = Usage(model="m", attempts=[
+        CallAttempt(model="m", prompt_tokens=10, status=ModelCallStatus.ERROR, error="invalid"),
+        CallAttempt(model="m", prompt_tokens=12, completion_tokens=3),
+        CallAttempt(model="fallback", status=ModelCallStatus.FALLBACK, error="gave up")])
+    with ledger.transaction() as writer:
+        writer.write(job_id, RecordModelCall(role="planner", call_key="plan", usage=usage,
+                                             provider="openai"))
+        writer.write(job_id, FinishJob(status=JobStatus.COMPLETED, stop_reason="answered"))
+    if kind == "sql":
+        with session_scope(ledger.engine, readonly=True) as session:
+            job = session.get(JobRow, job_id)
+            result = job.result if job else None
+    else:
+        result = ledger.jobs[job_id].result
+    assert result is not None
+    assert (result["usage"]["llm_calls"], result["usage"]["fallbacks"]) == (2, 1)
+    assert result["usage"]["prompt_tokens"] == 22
