@@ -18,6 +18,8 @@ from ragq.submission.batches import (
 from ragq.submission.tickets import (
     Limits,
     TicketError,
+    check_collection,
+    describe_ticket_error,
     parse_budget,
     parse_lines,
     read_ticket_file,
@@ -63,6 +65,8 @@ __all__ = [
     # parsing and limits
     "Limits",
     "TicketError",
+    "check_collection",
+    "describe_ticket_error",
     "limits_of",
     "parse_lines",
     "read_ticket_file",

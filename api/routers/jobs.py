@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from ragq import submission
@@ -37,8 +38,8 @@ def _ticket(settings: Settings, body: JobCreate) -> Ticket:
     data.setdefault("custom_id", "job")
     try:
         return Ticket.model_validate(data)
-    except ValueError as exc:
-        raise InputError(f"invalid job: {exc}") from exc
+    except ValidationError as exc:
+        raise InputError(f"invalid job: {submission.describe_ticket_error(exc)}") from exc
 
 
 def _submit(settings: Settings, body: JobCreate, caller: Caller) -> JobOut:
