@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ragq.errors import StackError
+from ragq.errors import InputError, StackError
 from ragq.ledger import (
     add_job,
     batch_jobs,
@@ -38,7 +38,7 @@ from ragq.submission.tickets import (
     read_tickets,
 )
 from ragq.submission.views import describe
-from ragq.webhooks import check_url, new_secret
+from ragq.webhooks import UrlPolicy, check_url, new_secret
 from ragq.workers.client import client_app
 from ragq.workers.outbox import send_pending_webhooks
 from ragq.workers.resources import resources_for
@@ -87,8 +87,8 @@ def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None) -> dict[str,
 
 def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: str) -> str:
     """The signing secret of the tenant's endpoint for ``url`` (created on first use). Raises
-    WebhookUrlError when the URL is refused (scheme, private or loopback host)."""
-    check_url(url, allow_private=settings.webhook_allow_private)
+    WebhookUrlError when the URL is refused (scheme, or a host that is not global)."""
+    check_url(url, policy=UrlPolicy.from_settings(settings))
     return ensure_endpoint(session, tenant=tenant, url=url, new_secret=new_secret).secret
 
 
@@ -113,6 +113,9 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
     Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused, and
     InputError when ``collection`` is no valid collection name."""
     check_collection(collection)
+    if not parsed:
+        raise InputError("no ticket: the input is empty (one JSON ticket per line expected)",
+                         source=source)
     caller, options = caller or caller_of(settings), options or BatchOptions()
     secret = None
     with session_scope(resources_for(settings).engine) as session:
@@ -204,8 +207,6 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
                caller: Caller | None = None, custom_id: bool = True) -> SubmittedJob:
     """Submit one ticket as a job outside any batch. Raises InputError when its ACL is outside
     the caller's cap, WebhookUrlError when its webhook URL is refused."""
-    from ragq.errors import InputError
-
     check_collection(collection)
     caller = caller or caller_of(settings)
     client_app(settings)
@@ -232,7 +233,6 @@ def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str
     Raises InputError for a blank or over-long question, a bad ACL or collection name."""
     from pydantic import ValidationError
 
-    from ragq.errors import InputError
     from ragq.submission.tickets import describe_ticket_error
 
     check_collection(collection, source="--collection")

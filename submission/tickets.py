@@ -3,7 +3,6 @@ reason; limits on lines and bytes are enforced up front with a clear message (SP
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ragq.errors import InputError, LimitExceededError
+from ragq.ingestion.jsonl import decode_line, load_json_line
 from ragq.ingestion.sources import describe_validation_error
 from ragq.schemas.text import collection_name_problem, input_problem
 from ragq.schemas.ticket import MAX_QUESTION_CHARS, Budget, Ticket
@@ -40,34 +40,6 @@ def _too_long(number: int, data: object, max_question_chars: int) -> TicketError
                            f"question is {len(question.strip())} characters, over the limit of "
                            f"{max_question_chars} (RAGQ_MAX_QUESTION_CHARS)")
     return None
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def decode_line(raw: str | bytes, number: int) -> str:
-    """The text of one input line: UTF-8 (a byte-order mark on line 1 is dropped). Raises
-    ValueError naming the byte offset of invalid UTF-8."""
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"invalid UTF-8 at byte {exc.start + 1} of the line") from exc
-    return raw.removeprefix("\ufeff") if number == 1 else raw
-
-
-def load_json_line(text: str) -> object:
-    """One JSON value; NaN and Infinity are refused (they are not JSON), and so is nesting so
-    deep that the parser would overflow. Raises ValueError with a one-line reason."""
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
-    except RecursionError as exc:
-        raise ValueError("invalid JSON: nested too deeply") from exc
-    except ValueError as exc:  # NaN, or an integer of more digits than Python converts
-        raise ValueError(f"invalid JSON: {exc}") from exc
 
 
 def describe_ticket_error(exc: ValidationError) -> str:
