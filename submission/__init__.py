@@ -1,6 +1,6 @@
 """The core behind the front doors: submit, follow, read and cancel batches and jobs."""
 
-from ragq.submission.access import Caller, capped_acl
+from ragq.submission.access import Caller, acl_within, capped_acl
 from ragq.submission.batches import (
     BatchOptions,
     Submitted,
@@ -40,6 +40,7 @@ __all__ = [
     # who asks
     "Caller",
     "caller_of",
+    "acl_within",
     "capped_acl",
     # submitting
     "BatchOptions",

@@ -29,7 +29,7 @@ from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
-from ragq.submission.access import Caller, capped_acl, not_found, require_tenant
+from ragq.submission.access import Caller, capped_acl, not_found, require_readable
 from ragq.submission.tickets import (
     Limits,
     TicketError,
@@ -276,7 +276,7 @@ def cancel(settings: Settings, target: str, *, caller: Caller | None = None) -> 
         try:
             row = (get_batch(session, batch_id=target) if kind == "batch"
                    else get_job(session, job_id=target))
-            require_tenant(row, caller, kind=kind, key=target)
+            require_readable(row, caller, kind=kind, key=target)
             if kind == "batch":
                 count = cancel_batch(session, batch_id=target)
                 job_ids = [j.id for j in batch_jobs(session, batch_id=target)]

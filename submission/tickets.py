@@ -52,12 +52,14 @@ def _ticket_or_error(number: int, raw: str | bytes, max_question_chars: int
     """The ticket of one line, its error, or None for a blank line."""
     try:
         text = decode_line(raw, number)
-        if not text.strip():
-            return None
+    except ValueError as exc:
+        return TicketError(number, None, "invalid_utf8", str(exc))
+    if not text.strip():
+        return None
+    try:
         data = load_json_line(text)
     except ValueError as exc:
-        code = "invalid_utf8" if "UTF-8" in str(exc) else "invalid_json"
-        return TicketError(number, None, code, str(exc))
+        return TicketError(number, None, "invalid_json", str(exc))
     if not isinstance(data, dict):
         return TicketError(number, None, "invalid_ticket",
                            f"expected a JSON object, got {type(data).__name__}")
