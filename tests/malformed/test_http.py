@@ -116,7 +116,8 @@ BAD_LINE = st.one_of(
     st.sampled_from([c.line for c in LINE_CASES if len(c.line) < 2000]))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.booleans(), GOOD_LINE, BAD_LINE), min_size=1, max_size=4))
 def test_random_uploads_never_lose_a_good_line(client, public_key, rows):
     """Property: whatever bytes sit between good tickets, every good ticket is accepted, and
