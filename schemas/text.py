@@ -26,6 +26,8 @@ def collection_name_problem(name: object) -> str | None:
 def _problem_here(value: Any) -> str | None:
     if isinstance(value, str) and _SURROGATE.search(value):
         return "text holds a lone UTF-16 surrogate (not valid Unicode)"
+    if isinstance(value, str) and "\x00" in value:
+        return "text holds a NUL character (\\u0000)"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{value} is not a finite number"
     return None
@@ -34,8 +36,8 @@ def _problem_here(value: Any) -> str | None:
 def input_problem(value: Any, path: str = "", depth: int = 0) -> str | None:
     """What makes ``value`` (parsed JSON) unfit to keep, naming where: a string or key holding
     a lone UTF-16 surrogate such as ``\\udfff`` (valid as a JSON escape, invalid as UTF-8, so
-    the ledger or a response would fail later), a NaN or infinite number, or nesting deeper than
-    64 levels. None when there is nothing."""
+    the ledger or a response would fail later) or a NUL (PostgreSQL text cannot hold it), a NaN
+    or infinite number, or nesting deeper than 64 levels. None when there is nothing."""
     where = path or "(value)"
     if depth > _MAX_DEPTH:
         return f"{where.split('[')[0]}: nested deeper than {_MAX_DEPTH} levels"
@@ -45,8 +47,8 @@ def input_problem(value: Any, path: str = "", depth: int = 0) -> str | None:
     children: list[tuple[str, Any]] = []
     if isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(key, str) and _SURROGATE.search(key):
-                return f"{where}: a key holds a lone UTF-16 surrogate (not valid Unicode)"
+            if isinstance(key, str) and (_SURROGATE.search(key) or "\x00" in key):
+                return f"{where}: a key holds a lone surrogate or a NUL (not valid text)"
             children.append((f"{path}.{key}" if path else str(key), item))
     elif isinstance(value, list | tuple):
         children = [(f"{path}[{i}]", item) for i, item in enumerate(value)]

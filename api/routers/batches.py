@@ -32,7 +32,8 @@ from ragq.settings import Settings
 from ragq.submission import BatchOptions, Caller
 
 router = APIRouter(tags=["batches"],
-                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
+                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut},
+                              422: {"model": ErrorOut}})
 
 UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": BatchCreate.model_json_schema(

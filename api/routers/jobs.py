@@ -25,7 +25,8 @@ from ragq.settings import Settings
 from ragq.submission import Caller
 
 router = APIRouter(tags=["jobs"],
-                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
+                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut},
+                              422: {"model": ErrorOut}})
 
 
 def _ticket(settings: Settings, body: JobCreate) -> Ticket:

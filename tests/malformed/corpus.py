@@ -90,6 +90,11 @@ def _line_cases() -> list[LineCase]:
                                   b'"webhook_url":"https://x.example/\\udfff"}'),
                       ("route", b'{"custom_id":"s7","question":"q?","route":"\\ud83d"}')]:
         add(("lone-surrogate", name, raw, "invalid_ticket"))
+    for name, raw in [("question", b'{"custom_id":"z1","question":"a\\u0000b?"}'),
+                      ("custom-id", b'{"custom_id":"z\\u0000","question":"q?"}'),
+                      ("metadata-key", b'{"custom_id":"z2","question":"q?",'
+                                       b'"metadata":{"k\\u0000":1}}')]:
+        add(("nul-escape", name, raw, "invalid_ticket"))
     # Not a JSON object
     for name, value in [("array", [1, 2]), ("string", "What?"), ("number", 42), ("null", None),
                         ("true", True), ("empty-array", [])]:
@@ -248,6 +253,8 @@ def _request_cases() -> list[RequestCase]:
         ("body-null", None, 422), ("body-empty", b"", 422),
         ("body-not-json", b"question=hi", 422), ("body-truncated", b'{"question": "hi', 422),
         ("body-deep", b'{"question": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400),
+        ("nul-question", b'{"question": "a\\u0000b"}', 422),
+        ("nul-custom-id", b'{"question": "q?", "custom_id": "\\u0000"}', 422),
         ("body-invalid-utf8", b'{"question": "caf\xe9"}', 400),
         ("body-huge-int", b'{"question": "q?", "budget": {"max_steps": ' + b"9" * 5000
          + b"}}", 400),

@@ -144,3 +144,9 @@ def test_random_uploads_never_lose_a_good_line(client, public_key, rows):
     assert [k for k in kept if k in seen] == good_ids
     errors = lines_of(client, public_key, batch_id, "errors")
     assert len(errors) + len(results) == sum(1 for line in lines if line.strip())
+
+
+def test_the_openapi_document_promises_the_error_shape_only(client):
+    """FastAPI's default 422 body (``{"detail": [...]}``) is never served, so never documented."""
+    text = client.get("/openapi.json").text
+    assert "HTTPValidationError" not in text and '"ErrorOut"' in text
