@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from ragq.cli.output import console, emit_json, err_console
+from ragq.cli.output import console, emit_json, err_console, fail
 from ragq.cli.progress import StageProgress
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) ->
         report = ingest_path(settings, path, collection=collection,
                              on_progress=progress.stage("ingesting"))
     summarize(report, settings, collection=collection, as_json=as_json)
+    if report.error:
+        fail(f"nothing ingested: {report.error} (run {report.run_id} ended as failed)")
 
 
 def summarize(report: IngestReport, settings: Settings, *, collection: str,
@@ -41,6 +43,7 @@ def summarize(report: IngestReport, settings: Settings, *, collection: str,
         emit_json({
             "run_id": report.run_id, "collection": collection, "documents": report.documents,
             "counts": report.counts, "embedding_tokens": tokens, "cost_usd": cost_usd,
+            "error": report.error,
             "bad_lines": [{"source": b.source, "line": b.line, "reason": b.reason}
                           for b in report.bad_lines],
         })
@@ -56,7 +59,13 @@ def summarize(report: IngestReport, settings: Settings, *, collection: str,
 
 def search(settings: Settings, query: str, *, collection: str, top_k: int,
            acl: list[str] | None, as_json: bool) -> None:
+    from ragq.schemas.text import input_problem
+    from ragq.submission import check_collection
     from ragq.workers.client import call
+
+    check_collection(collection, source="--collection")
+    if not query.strip() or input_problem(query):
+        fail("the query must be non-blank, valid Unicode text")
 
     hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl)  # type: ignore[assignment]
     if as_json:

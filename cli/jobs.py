@@ -25,6 +25,11 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
     if not as_json:
         console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
                       f"{sent.errors} bad lines (see `ragq errors {sent.batch_id}`)")
+    if not sent.job_ids:
+        if as_json:
+            emit_json({"batch_id": sent.batch_id, "jobs": 0, "errors": sent.errors})
+        fail(f"nothing submitted: all {sent.errors} lines of {path} are bad "
+             f"(`ragq errors {sent.batch_id}` lists them)")
     if wait:
         with StageProgress(err_console, disable=as_json) as progress:
             view = submission.wait(settings, sent.batch_id,

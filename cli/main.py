@@ -284,11 +284,15 @@ def db_upgrade(as_json: JsonFlag = False) -> None:
 
 
 def main() -> None:
-    """Entry point: domain errors become one clear line on stderr and exit code 1."""
+    """Entry point: domain errors become one clear line on stderr and exit code 1; anything
+    else one line naming it and exit code 2 (a person reads a message, not a traceback)."""
     logging.basicConfig(level=logging.WARNING)
     try:
         app()
     except RagqError as exc:
         fail(str(exc))
+    except Exception as exc:  # a bug of ours: say what, without the traceback
+        logging.getLogger("ragq.cli").debug("unexpected error", exc_info=True)
+        fail(f"unexpected {type(exc).__name__}: {exc}", code=2)
     finally:
         close_clients()

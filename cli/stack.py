@@ -26,7 +26,11 @@ def up(settings: Settings, *, flower: bool, as_json: bool, api: bool = False) ->
     console.print(f"[green]ragq is up[/] (home {settings.home.resolve()})")
     _print_processes(settings)
     if flower:
-        console.print(f"Flower: http://{settings.embedded_host}:{settings.flower_port}")
+        from ragq.workers.flower import FLOWER_USER, flower_auth_file, flower_password
+
+        console.print(f"Flower: http://{settings.embedded_host}:{settings.flower_port} "
+                      f"(user {FLOWER_USER}, password {flower_password(settings)}; kept in "
+                      f"{flower_auth_file(settings)})", highlight=False, soft_wrap=True)
     if api:
         console.print(f"API: http://{settings.api_host}:{settings.api_port} (OpenAPI at /docs)")
 

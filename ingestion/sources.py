@@ -3,7 +3,6 @@ file) of Markdown/text. Bad input is reported per line and skipped; the rest goe
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -11,7 +10,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ragq.ingestion.jsonl import decode_line, load_json_line
 from ragq.schemas.document import Document
+from ragq.schemas.text import input_problem
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -39,30 +40,37 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _parse_line(raw: str) -> Document:
-    data = json.loads(raw)
+def _parse_line(text: str) -> Document:
+    data = load_json_line(text)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     return Document.model_validate(data)
 
 
+def _document_or_bad(path: Path, number: int, raw: bytes) -> Document | BadLine | None:
+    """The document of one line, why it is bad, or None for a blank line."""
+    try:
+        text = decode_line(raw, number)
+        if not text.strip():
+            return None
+        return _parse_line(text)
+    except ValidationError as exc:
+        return BadLine(str(path), number, describe_validation_error(exc))
+    except ValueError as exc:
+        return BadLine(str(path), number, str(exc))
+
+
 def read_jsonl(path: Path) -> Iterator[Document | BadLine]:
-    """Documents of a JSONL file, in order; a repeated id is reported, the first one kept."""
+    """Documents of a JSONL file (UTF-8, a byte-order mark allowed), in order; a line that is
+    not a document (invalid UTF-8 or JSON, a bad field) is reported with its number and the
+    rest go through; a repeated id is reported, the first one kept."""
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8", errors="replace") as fh:
+    with path.open("rb") as fh:  # bytes: each line is decoded alone, see decode_line
         for number, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                doc = _parse_line(raw)
-            except json.JSONDecodeError as exc:
-                yield BadLine(str(path), number, f"invalid JSON: {exc.msg} at column {exc.colno}")
-                continue
-            except ValidationError as exc:
-                yield BadLine(str(path), number, describe_validation_error(exc))
-                continue
-            except ValueError as exc:
-                yield BadLine(str(path), number, str(exc))
+            doc = _document_or_bad(path, number, raw)
+            if not isinstance(doc, Document):
+                if doc is not None:
+                    yield doc
                 continue
             if doc.id in seen:
                 first = seen[doc.id]
@@ -74,9 +82,11 @@ def read_jsonl(path: Path) -> Iterator[Document | BadLine]:
 
 def _text_document(path: Path, root: Path) -> Document | BadLine:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         return BadLine(str(path), None, f"unreadable: {exc}")
+    if input_problem(text):
+        return BadLine(str(path), None, "unreadable: holds text that is not valid Unicode")
     if not text.strip():
         return BadLine(str(path), None, "empty file")
     heading = _HEADING.search(text)

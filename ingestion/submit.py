@@ -6,31 +6,43 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from celery import chord
 
 from ragq.errors import InputError, StackError
 from ragq.ingestion.sources import BadLine, read_documents
-from ragq.ledger import add_ingest_counts, create_ingest_run, session_scope
+from ragq.ledger import (
+    add_ingest_counts,
+    close_stale_ingest_runs,
+    create_ingest_run,
+    finish_ingest_run,
+    session_scope,
+)
 from ragq.schemas.document import Document
+from ragq.schemas.statuses import IngestStatus
 from ragq.schemas.tasks import Task
+from ragq.schemas.text import collection_name_problem
 from ragq.settings import Settings
 from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
 
 Progress = Callable[[int, int], None]
+FOLLOW_TIMEOUT_S = 3600.0
 
 
 @dataclass
 class IngestReport:
-    """What an ingest did: per-action counts from the workers, and the lines it skipped."""
+    """What an ingest did: per-action counts from the workers, and the lines it skipped;
+    ``error`` says why the run failed (no valid document), None when it completed."""
 
     run_id: str
     collection: str
     documents: int
     bad_lines: list[BadLine] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
 
 
 def load(path: Path) -> tuple[list[Document], list[BadLine]]:
@@ -47,25 +59,48 @@ def _batches(docs: Sequence[Document], size: int) -> list[list[Document]]:
     return [list(docs[i : i + size]) for i in range(0, len(docs), size)]
 
 
+def _open_run(settings: Settings, path: Path, collection: str, docs: int, bad: int,
+              timeout_s: float) -> str:
+    """Open the run in the ledger, closing first the runs nobody follows any more (started
+    longer ago than a front door waits: the process that followed them died)."""
+    cutoff = datetime.now(UTC) - timedelta(seconds=max(timeout_s, FOLLOW_TIMEOUT_S))
+    with session_scope(resources_for(settings).engine) as session:
+        close_stale_ingest_runs(session, started_before=cutoff,
+                                reason="abandoned: no process followed the run to its end")
+        run_id = create_ingest_run(session, collection=collection, source_path=str(path),
+                                   documents_total=docs).id
+        add_ingest_counts(session, run_id=run_id, bad_lines=bad)
+    return run_id
+
+
+def _fail_run(settings: Settings, run_id: str, reason: str) -> None:
+    with session_scope(resources_for(settings).engine) as session:
+        finish_ingest_run(session, run_id=run_id, status=IngestStatus.FAILED, error=reason)
+
+
 def ingest_path(
     settings: Settings, path: Path, *, collection: str, on_progress: Progress | None = None,
-    timeout_s: float = 3600.0,
+    timeout_s: float = FOLLOW_TIMEOUT_S,
 ) -> IngestReport:
     """Ingest ``path`` into ``collection`` through the workers and wait for the end.
 
-    Raises StackError when no worker finishes the run within ``timeout_s``.
+    A path without one valid document ends its run as failed (``report.error`` says why).
+    Raises InputError for a bad path or collection name (no run is opened), and StackError when
+    no worker finishes the run within ``timeout_s`` (the run is closed as failed).
     """
+    problem = collection_name_problem(collection)
+    if problem:
+        raise InputError(problem, source="--collection")
     docs, bad = load(path)
     # The path first, then the stack, then the ledger: with the stack down the fix to name is
     # `ragq up` (which also migrates the ledger), not the ledger's missing tables.
     app = client_app(settings)
-    with session_scope(resources_for(settings).engine) as session:
-        run_id = create_ingest_run(
-            session, collection=collection, source_path=str(path), documents_total=len(docs)
-        ).id
-        add_ingest_counts(session, run_id=run_id, bad_lines=len(bad))
+    run_id = _open_run(settings, path, collection, len(docs), len(bad), timeout_s)
     report = IngestReport(run_id, collection, len(docs), bad)
     if not docs:
+        report.error = (f"no valid document in {path}: {len(bad)} bad lines" if bad
+                        else f"no document in {path}: it is empty")
+        _fail_run(settings, run_id, report.error)
         return report
     batches = _batches(docs, settings.ingest_batch_docs)
     header = [
@@ -76,8 +111,12 @@ def ingest_path(
         )
         for b in batches
     ]
-    result = chord(header)(app.signature(Task.FINISH_INGEST, kwargs={"run_id": run_id}))
-    report.counts = _follow(result, batches, on_progress, timeout_s)
+    try:
+        result = chord(header)(app.signature(Task.FINISH_INGEST, kwargs={"run_id": run_id}))
+        report.counts = _follow(result, batches, on_progress, timeout_s)
+    except BaseException as exc:  # a timeout, a failed worker, Ctrl-C: the run ends here too
+        _fail_run(settings, run_id, f"{type(exc).__name__}: {exc}"[:500])
+        raise
     return report
 
 

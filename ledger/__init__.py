@@ -22,6 +22,7 @@ from ragq.ledger.errors import (
 )
 from ragq.ledger.ingest_runs import (
     add_ingest_counts,
+    close_stale_ingest_runs,
     create_ingest_run,
     finish_ingest_run,
     get_ingest_run,
@@ -115,6 +116,7 @@ __all__ = [
     # the corpus registry and ingest runs
     "UpsertOutcome",
     "add_ingest_counts",
+    "close_stale_ingest_runs",
     "create_ingest_run",
     "current_versions",
     "finish_ingest_run",

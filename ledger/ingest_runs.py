@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, cast
 
@@ -12,7 +13,8 @@ from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import IngestRunRow, IngestStatus, utcnow
 from ragq.ledger.models.base import MONEY_QUANTUM
 
-__all__ = ["add_ingest_counts", "create_ingest_run", "finish_ingest_run", "get_ingest_run"]
+__all__ = ["add_ingest_counts", "close_stale_ingest_runs", "create_ingest_run",
+           "finish_ingest_run", "get_ingest_run"]
 
 _RUNS = cast(Table, IngestRunRow.__table__)
 
@@ -101,3 +103,14 @@ def finish_ingest_run(
 def get_ingest_run(session: Session, *, run_id: str) -> IngestRunRow | None:
     """The run as the database has it now (fresh counters), or ``None``."""
     return session.get(IngestRunRow, run_id, populate_existing=True)
+
+
+def close_stale_ingest_runs(session: Session, *, started_before: datetime, reason: str) -> int:
+    """Mark every run still ``running`` that started before ``started_before`` as failed with
+    ``reason`` (no front door follows it any more: its process died); returns how many."""
+    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        update(_RUNS)
+        .where(_RUNS.c.status == IngestStatus.RUNNING, _RUNS.c.created_at < started_before)
+        .values(status=IngestStatus.FAILED, error=reason, finished_at=utcnow())
+    )
+    return int(result.rowcount or 0)

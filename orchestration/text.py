@@ -78,3 +78,25 @@ def term_overlap(query: str, text: str) -> float:
         return 1.0
     present = {stem(w) for w in words(text)}
     return len(wanted & present) / len(wanted)
+
+
+#: Longest ask the flow routes, plans and searches, in characters. A ticket with pasted logs
+#: and no question that stands apart is read as one ask of its whole text; searching or
+#: planning 20,000 characters helps no retriever, and the heuristic roles slow down with length.
+ASK_MAX_CHARS = 1200
+#: Longest ticket context (who asks, what they run) the planner reads, in characters.
+CONTEXT_MAX_CHARS = 2000
+
+
+def bounded_ask(text: str, max_chars: int = ASK_MAX_CHARS) -> str:
+    """``text`` when it fits ``max_chars``; else its beginning (what the ticket is about) and
+    its end (where a question usually stands), cut at spaces and joined by `` … ``."""
+    text = text.strip()
+    if len(text) <= max_chars:
+        return text
+    head_chars = max_chars * 2 // 3
+    head = text[:head_chars]
+    head = head.rsplit(" ", 1)[0] if " " in head[head_chars // 2:] else head
+    tail = text[-(max_chars - len(head) - 3):]
+    tail = tail.split(" ", 1)[1] if " " in tail[: len(tail) // 2] else tail
+    return f"{head.rstrip()} … {tail.lstrip()}"

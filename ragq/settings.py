@@ -14,7 +14,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ragq.schemas.flow import RoleModels
 from ragq.schemas.pricing import PriceTable
-from ragq.schemas.ticket import BudgetProfiles
+from ragq.schemas.text import collection_name_problem
+from ragq.schemas.ticket import MAX_QUESTION_CHARS, QUESTION_CHARS_CAP, BudgetProfiles
 
 
 class EmbedderKind(StrEnum):
@@ -105,7 +106,9 @@ class Settings(BaseSettings):
     max_batch_lines: int = Field(50_000, ge=1)
     max_batch_bytes: int = Field(100 * 1024 * 1024, ge=1)
     max_question_chars: int = Field(
-        4000, ge=1, le=4000, description="Longest question a ticket may ask, in characters."
+        MAX_QUESTION_CHARS, ge=1, le=QUESTION_CHARS_CAP,
+        description="Longest question a ticket may ask, in characters; a longer ticket fails "
+        "alone (its line goes to the errors file).",
     )
 
     api_host: str = Field("127.0.0.1", description="Where `ragq serve` and `ragq up --api` listen.")
@@ -114,7 +117,12 @@ class Settings(BaseSettings):
         None, description="Base URL webhook payloads point to; unset means http://api_host:api_port."
     )
     webhook_allow_private: bool = Field(
-        False, description="Allow webhook URLs on loopback, private, link-local or reserved hosts."
+        False, description="Allow webhook URLs on loopback addresses (a receiver on this "
+        "machine); never opens private, shared or link-local ranges."
+    )
+    webhook_allow_hosts: tuple[str, ...] = Field(
+        (), description="Host names or IP addresses webhooks may reach even "
+        'when not global (JSON list, e.g. ["hooks.internal"]); ranges are refused.'
     )
     webhook_max_attempts: int = Field(6, ge=1, le=20)
     webhook_backoff_base_s: float = Field(5.0, gt=0, description="First retry delay; doubles.")
@@ -147,6 +155,23 @@ class Settings(BaseSettings):
         None, gt=0, description="When an unacknowledged task (its worker died) is redelivered; "
         "unset = 2 x task_time_limit_s + 60."
     )
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_name(cls, value: str) -> str:
+        problem = collection_name_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("webhook_allow_hosts")
+    @classmethod
+    def _hosts_not_ranges(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        ranges = [h for h in value if "/" in h or "*" in h or not h.strip()]
+        if ranges:
+            raise ValueError(f"webhook_allow_hosts takes host names or single addresses, not "
+                             f"ranges or blanks: {ranges}")
+        return tuple(h.strip().strip("[]").lower() for h in value)
 
     @field_validator("visibility_timeout_s")
     @classmethod

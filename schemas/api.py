@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ragq.schemas.text import reject_bad_input
 from ragq.schemas.ticket import Budget
 
 # The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
@@ -37,6 +38,15 @@ class BatchCreate(BaseModel):
     webhook_url: str | None = Field(None, max_length=2048)
     budget: Budget | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bad_text(cls, data: Any) -> Any:
+        """Lone surrogates, NaN, runaway nesting outside ``tickets`` refuse the request; inside
+        it they fail their ticket alone."""
+        if isinstance(data, dict):
+            reject_bad_input({k: v for k, v in data.items() if k != "tickets"})
+        return data
 
 
 class BatchCounts(BaseModel):
@@ -93,6 +103,11 @@ class JobCreate(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bad_text(cls, data: Any) -> Any:
+        return reject_bad_input(data)
+
 
 class JobOut(BaseModel):
     """A job: status, route, and its result line once it ended."""
@@ -120,10 +135,14 @@ class CancelOut(BaseModel):
 
 
 class ErrorBody(BaseModel):
+    """What went wrong: a stable ``code``, a ``message`` naming the problem, and where."""
+
     code: str
     message: str
     line: int | None = None
     limit: str | None = None
+    fields: list[dict[str, str]] | None = Field(
+        None, description="For an invalid request: each invalid field and why.")
 
 
 class ErrorOut(BaseModel):

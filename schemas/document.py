@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragq.schemas.text import reject_bad_input
+
 
 def require_acl_labels(value: tuple[str, ...]) -> tuple[str, ...]:
     """``value`` unchanged; raises ValueError for an empty ACL or a blank label (a document or
@@ -30,8 +32,13 @@ class Document(BaseModel):
     text: str = Field(min_length=1)
     source_version: str = ""
     acl: tuple[str, ...] = ("public",)
-    authority_tier: int = Field(2, ge=1, le=10)
+    authority_tier: int = Field(2, ge=1, le=10, strict=True)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bad_text(cls, data: Any) -> Any:
+        return reject_bad_input(data)
 
     @field_validator("id")
     @classmethod

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragq.schemas.document import require_acl_labels
+from ragq.schemas.text import reject_bad_input
 
-MAX_QUESTION_CHARS = 4000
+#: Default of RAGQ_MAX_QUESTION_CHARS: support tickets with pasted logs run to several thousand
+#: characters (the longest of the evaluation tickets is 7,368), so the default leaves room.
+MAX_QUESTION_CHARS = 20_000
+#: What RAGQ_MAX_QUESTION_CHARS may be raised to; a ticket is never longer than this.
+QUESTION_CHARS_CAP = 200_000
 ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
 
 
 class Budget(BaseModel):
-    """Per-job limits; every key optional, unknown keys rejected (SPEC "Formats")."""
+    """Per-job limits; every key optional, unknown keys rejected (SPEC "Formats"). Strict:
+    ``true`` is not 1 and ``"20"`` is not 20, and NaN or infinity is no amount."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     max_steps: int | None = Field(None, ge=1, le=10_000)
     max_retrieval_calls: int | None = Field(None, ge=1, le=10_000)
@@ -44,7 +50,7 @@ class Ticket(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     custom_id: str = Field(min_length=1, max_length=512)
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    question: str = Field(min_length=1, max_length=QUESTION_CHARS_CAP)
     acl: tuple[str, ...] = ("public",)
     budget: Budget | None = None
     route: str | None = None
@@ -54,6 +60,11 @@ class Ticket(BaseModel):
     # Evaluation files carry these; they never reach the flow.
     gold_doc_ids: list[str] | None = None
     answer: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bad_text(cls, data: Any) -> Any:
+        return reject_bad_input(data)
 
     @field_validator("question")
     @classmethod

@@ -1,6 +1,6 @@
 """The core behind the front doors: submit, follow, read and cancel batches and jobs."""
 
-from ragq.submission.access import Caller, capped_acl
+from ragq.submission.access import Caller, acl_within, capped_acl
 from ragq.submission.batches import (
     BatchOptions,
     Submitted,
@@ -18,6 +18,8 @@ from ragq.submission.batches import (
 from ragq.submission.tickets import (
     Limits,
     TicketError,
+    check_collection,
+    describe_ticket_error,
     parse_budget,
     parse_lines,
     read_ticket_file,
@@ -38,6 +40,7 @@ __all__ = [
     # who asks
     "Caller",
     "caller_of",
+    "acl_within",
     "capped_acl",
     # submitting
     "BatchOptions",
@@ -63,6 +66,8 @@ __all__ = [
     # parsing and limits
     "Limits",
     "TicketError",
+    "check_collection",
+    "describe_ticket_error",
     "limits_of",
     "parse_lines",
     "read_ticket_file",

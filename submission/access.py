@@ -36,6 +36,23 @@ def capped_acl(ticket: Ticket, caller: Caller, line: int) -> tuple[str, ...] | T
     return allowed
 
 
+def acl_within(acl: object, caller: Caller | None) -> bool:
+    """True when a job that ran with ``acl`` may be read by ``caller``: every label it searched
+    with is one the caller's key may read (the local CLI, with no cap, reads everything). A
+    ``public`` key so never sees what a ``staff`` job retrieved, even in its own tenant."""
+    if caller is None or caller.acl_cap is None:
+        return True
+    return set(acl or ()) <= set(caller.acl_cap)
+
+
+def require_readable(row: object, caller: Caller | None, *, kind: str, key: str) -> None:
+    """Raise NotFoundError unless ``row`` is the caller's tenant's and, for a job, ran with an
+    ACL within the caller's (:func:`acl_within`)."""
+    require_tenant(row, caller, kind=kind, key=key)
+    if kind == "job" and not acl_within(getattr(row, "acl", ()), caller):
+        raise NotFoundError(f"no {kind} {key!r}", kind=kind, key=key)
+
+
 def require_tenant(row: object, caller: Caller | None, *, kind: str, key: str) -> None:
     """Raise NotFoundError when ``row`` belongs to another tenant (it is not theirs to see)."""
     if caller is not None and getattr(row, "tenant", None) != caller.tenant:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ragq.errors import StackError
+from ragq.errors import InputError, StackError
 from ragq.ledger import (
     add_job,
     batch_jobs,
@@ -29,10 +29,16 @@ from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
-from ragq.submission.access import Caller, capped_acl, not_found, require_tenant
-from ragq.submission.tickets import Limits, TicketError, read_ticket_file, read_tickets
+from ragq.submission.access import Caller, capped_acl, not_found, require_readable
+from ragq.submission.tickets import (
+    Limits,
+    TicketError,
+    check_collection,
+    read_ticket_file,
+    read_tickets,
+)
 from ragq.submission.views import describe
-from ragq.webhooks import check_url, new_secret
+from ragq.webhooks import UrlPolicy, check_url, new_secret
 from ragq.workers.client import client_app
 from ragq.workers.outbox import send_pending_webhooks
 from ragq.workers.resources import resources_for
@@ -81,8 +87,8 @@ def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None) -> dict[str,
 
 def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: str) -> str:
     """The signing secret of the tenant's endpoint for ``url`` (created on first use). Raises
-    WebhookUrlError when the URL is refused (scheme, private or loopback host)."""
-    check_url(url, allow_private=settings.webhook_allow_private)
+    WebhookUrlError when the URL is refused (scheme, or a host that is not global)."""
+    check_url(url, policy=UrlPolicy.from_settings(settings))
     return ensure_endpoint(session, tenant=tenant, url=url, new_secret=new_secret).secret
 
 
@@ -104,7 +110,12 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
                    caller: Caller | None = None, options: BatchOptions | None = None
                    ) -> Submitted:
     """Record a batch with one job per valid ticket and an error per bad line, then enqueue.
-    Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused."""
+    Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused, and
+    InputError when ``collection`` is no valid collection name."""
+    check_collection(collection)
+    if not parsed:
+        raise InputError("no ticket: the input is empty (one JSON ticket per line expected)",
+                         source=source)
     caller, options = caller or caller_of(settings), options or BatchOptions()
     secret = None
     with session_scope(resources_for(settings).engine) as session:
@@ -166,6 +177,7 @@ def submit_file(settings: Settings, path: Path, *, collection: str,
     LimitExceededError when it is over a limit."""
     # The file first: a missing or oversized file is the user's first problem to fix, even
     # with the stack down; then fail before writing anything when the stack is down.
+    check_collection(collection, source="--collection")
     parsed = read_ticket_file(path, max_lines=settings.max_batch_lines,
                               max_bytes=settings.max_batch_bytes,
                               max_question_chars=settings.max_question_chars)
@@ -178,6 +190,7 @@ def submit_stream(settings: Settings, stream: IO[str], *, collection: str, sourc
                   caller: Caller, options: BatchOptions) -> Submitted:
     """Submit a JSONL stream (an upload spooled to disk), parsed line by line. Raises
     LimitExceededError when it passes a limit, before anything is recorded."""
+    check_collection(collection)
     client_app(settings)
     parsed = read_tickets(stream, limits=limits_of(settings), source=source)
     return submit_tickets(settings, parsed, collection=collection, source=source, caller=caller,
@@ -194,8 +207,7 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
                caller: Caller | None = None, custom_id: bool = True) -> SubmittedJob:
     """Submit one ticket as a job outside any batch. Raises InputError when its ACL is outside
     the caller's cap, WebhookUrlError when its webhook URL is refused."""
-    from ragq.errors import InputError
-
+    check_collection(collection)
     caller = caller or caller_of(settings)
     client_app(settings)
     secret = None
@@ -217,9 +229,21 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
 def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str],
         custom_id: str | None = None) -> str:
     """Submit one question as a job outside any batch; returns the job id. The job keeps
-    ``custom_id`` (default ``ask-<UTC time>``) so its result can be matched like a ticket's."""
+    ``custom_id`` (default ``ask-<UTC time>``) so its result can be matched like a ticket's.
+    Raises InputError for a blank or over-long question, a bad ACL or collection name."""
+    from pydantic import ValidationError
+
+    from ragq.submission.tickets import describe_ticket_error
+
+    check_collection(collection, source="--collection")
     custom_id = custom_id or time.strftime("ask-%Y%m%dT%H%M%SZ", time.gmtime())
-    ticket = Ticket(custom_id=custom_id, question=question, acl=tuple(acl))
+    if len(question.strip()) > settings.max_question_chars:
+        raise InputError(f"question is {len(question.strip())} characters, over the limit of "
+                         f"{settings.max_question_chars} (RAGQ_MAX_QUESTION_CHARS)")
+    try:
+        ticket = Ticket(custom_id=custom_id, question=question, acl=tuple(acl))
+    except ValidationError as exc:
+        raise InputError(describe_ticket_error(exc)) from exc
     return submit_job(settings, ticket, collection=collection).job_id
 
 
@@ -252,7 +276,7 @@ def cancel(settings: Settings, target: str, *, caller: Caller | None = None) -> 
         try:
             row = (get_batch(session, batch_id=target) if kind == "batch"
                    else get_job(session, job_id=target))
-            require_tenant(row, caller, kind=kind, key=target)
+            require_readable(row, caller, kind=kind, key=target)
             if kind == "batch":
                 count = cancel_batch(session, batch_id=target)
                 job_ids = [j.id for j in batch_jobs(session, batch_id=target)]

@@ -21,7 +21,7 @@ from ragq.ledger import (
 )
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.settings import Settings
-from ragq.submission.access import Caller, not_found, require_tenant
+from ragq.submission.access import Caller, acl_within, not_found, require_readable, require_tenant
 from ragq.workers.resources import resources_for
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _job(session: Session, job_id: str, caller: Caller | None) -> JobRow:
         job = get_job(session, job_id=job_id)
     except LedgerNotFoundError as exc:
         raise not_found(exc, "job", job_id) from exc
-    require_tenant(job, caller, kind="job", key=job_id)
+    require_readable(job, caller, kind="job", key=job_id)
     return job
 
 
@@ -93,13 +93,21 @@ def list_batch_views(settings: Settings, *, caller: Caller, limit: int, after: s
                 for b in list_batches(session, tenant=caller.tenant, limit=limit, after=after)]
 
 
+def _hidden(job: JobRow) -> dict[str, Any]:
+    return {"custom_id": job.custom_id, "job_id": job.id, "status": str(job.status),
+            "error": {"code": "acl_not_allowed",
+                      "message": "this job ran with ACL labels your API key may not read"}}
+
+
 def results(settings: Settings, batch_id: str, *, caller: Caller | None = None
             ) -> list[dict[str, Any]]:
-    """One result per job of the batch, in input order; unfinished jobs show their status."""
+    """One result per job of the batch, in input order; unfinished jobs show their status. A
+    job whose ACL is not within the caller's shows its id and status only."""
     with session_scope(resources_for(settings).engine, readonly=True) as session:
         _batch(session, batch_id, caller)
-        return [job.result or {"custom_id": job.custom_id, "job_id": job.id,
-                               "status": str(job.status), "route": job.route}
+        return [(job.result or {"custom_id": job.custom_id, "job_id": job.id,
+                                "status": str(job.status), "route": job.route})
+                if acl_within(job.acl, caller) else _hidden(job)
                 for job in batch_jobs(session, batch_id=batch_id)]
 
 
@@ -114,7 +122,8 @@ def errors(settings: Settings, batch_id: str, *, caller: Caller | None = None
             for e in batch_errors(session, batch_id=batch_id)
         ]
         out += [{"line": job.position, "custom_id": job.custom_id, "job_id": job.id,
-                 "error": job.error or {"code": "failed"}}
+                 "error": (job.error or {"code": "failed"}) if acl_within(job.acl, caller)
+                 else _hidden(job)["error"]}
                 for job in batch_jobs(session, batch_id=batch_id) if job.status == "failed"]
         return out
 

@@ -29,7 +29,7 @@ from ragq.schemas.tasks import Task
 from ragq.schemas.webhook import render_body
 from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings
-from ragq.webhooks import SendOutcome, WebhookSender, check_url
+from ragq.webhooks import SendOutcome, UrlPolicy, WebhookSender, pin_url
 from ragq.webhooks.urls import Resolver, resolve_host
 
 log = logging.getLogger(__name__)
@@ -47,16 +47,17 @@ class AttemptResult:
 
 def _send(claimed: ClaimedDelivery, sender: WebhookSender, cfg: Settings,
           resolve: Resolver) -> tuple[SendOutcome | None, str | None, bool]:
-    """(answer, error, retryable): the URL is checked again here, since DNS can change."""
+    """(answer, error, retryable): the URL is checked again here, since DNS can change, and
+    the request goes to the address that was checked."""
     if claimed.disabled:
         return None, "endpoint disabled (410 Gone)", False
     if claimed.secret is None:
         return None, "endpoint has no secret", False
     try:
-        check_url(claimed.url, allow_private=cfg.webhook_allow_private, resolve=resolve)
+        pinned = pin_url(claimed.url, policy=UrlPolicy.from_settings(cfg), resolve=resolve)
         body = render_body(claimed.payload, base_url=cfg.api_base_url)
         outcome = sender.send(claimed.url, secret=claimed.secret, msg_id=claimed.webhook_id,
-                              body=body)
+                              body=body, address=pinned.address)
     except WebhookUrlError as exc:
         return None, str(exc), False
     except WebhookSendError as exc:

@@ -7,9 +7,9 @@ query returns no hits instead of an error, and a bad name would become a path on
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
+from ragq.schemas.text import collection_name_problem
 from ragq.vectorstore.base import VectorPoint
 from ragq.vectorstore.errors import (
     InvalidCollectionNameError,
@@ -17,20 +17,15 @@ from ragq.vectorstore.errors import (
     VectorDimensionError,
 )
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
 
 def check_collection_name(name: str) -> str:
     """Return ``name`` if it is safe as a directory name and as a Qdrant collection name.
 
     Raises ``InvalidCollectionNameError`` saying which names are valid.
     """
-    if not _NAME.fullmatch(name) or name.endswith("."):
-        raise InvalidCollectionNameError(
-            f"invalid collection name {name!r}: use 1-64 letters, digits, '_', '-' or '.', "
-            "starting with a letter or digit and not ending with '.'",
-            collection=name,
-        )
+    problem = collection_name_problem(name)
+    if problem:
+        raise InvalidCollectionNameError(problem, collection=name)
     return name
 
 

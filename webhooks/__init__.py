@@ -11,10 +11,18 @@ from ragq.webhooks.sender import (
     HttpxWebhookSender,
     SendOutcome,
     WebhookSender,
+    pinned_request,
     signed_headers,
 )
 from ragq.webhooks.signing import new_secret, sign, verify_signature, webhook_id_for
-from ragq.webhooks.urls import check_url, resolve_host
+from ragq.webhooks.urls import (
+    PinnedUrl,
+    UrlPolicy,
+    check_url,
+    pin_url,
+    refused_kind,
+    resolve_host,
+)
 
 __all__ = [
     # signing and verifying
@@ -23,11 +31,16 @@ __all__ = [
     "verify_signature",
     "webhook_id_for",
     # target checks
+    "PinnedUrl",
+    "UrlPolicy",
     "check_url",
+    "pin_url",
+    "refused_kind",
     "resolve_host",
     # sending
     "HttpxWebhookSender",
     "SendOutcome",
     "WebhookSender",
+    "pinned_request",
     "signed_headers",
 ]

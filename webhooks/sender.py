@@ -3,9 +3,11 @@ implementation, which maps every httpx error to :class:`WebhookSendError`."""
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -29,8 +31,11 @@ class SendOutcome:
 class WebhookSender(Protocol):
     """Posts one webhook body, signed, to a URL."""
 
-    def send(self, url: str, *, secret: str, msg_id: str, body: bytes) -> SendOutcome:
-        """The receiver's answer. Raises WebhookSendError when there is no HTTP answer."""
+    def send(self, url: str, *, secret: str, msg_id: str, body: bytes,
+             address: str | None = None) -> SendOutcome:
+        """The receiver's answer. ``address`` is the IP the URL's host was checked at: the
+        request goes there, with the URL's host as Host header and TLS server name. Raises
+        WebhookSendError when there is no HTTP answer."""
         ...
 
 
@@ -44,24 +49,46 @@ def signed_headers(secret: str, *, msg_id: str, body: bytes, timestamp: int) -> 
     }
 
 
+def pinned_request(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """(URL to send to, extra headers, request extensions) so that a request for ``url``
+    connects to ``address`` and nowhere else: the URL names the IP, the ``Host`` header and the
+    TLS SNI (and certificate check) name the original host."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    netloc = f"[{ip}]" if ip.version == 6 else str(ip)
+    port = f":{parts.port}" if parts.port else ""
+    shown_host = f"[{host}]" if ":" in host else host
+    target = urlunsplit((parts.scheme, netloc + port, parts.path, parts.query, ""))
+    extensions: dict[str, Any] = {"sni_hostname": host} if parts.scheme == "https" else {}
+    return target, {"host": shown_host + port}, extensions
+
+
 class HttpxWebhookSender:
-    """Real HTTP, no redirects followed (a redirect could point anywhere the URL check refused)."""
+    """Real HTTP, no redirects followed (a redirect could point anywhere the URL check refused),
+    connecting to the checked address when one is given (DNS is not asked again)."""
 
     def __init__(self, *, timeout_s: float, user_agent: str = "ragq-webhooks/1"):
         self._timeout = timeout_s
         self._headers = {"user-agent": user_agent}
 
-    def send(self, url: str, *, secret: str, msg_id: str, body: bytes) -> SendOutcome:
+    def send(self, url: str, *, secret: str, msg_id: str, body: bytes,
+             address: str | None = None) -> SendOutcome:
         headers = {**self._headers,
                    **signed_headers(secret, msg_id=msg_id, body=body, timestamp=int(time.time()))}
+        target, extensions = url, {}
         try:
-            response = httpx.post(url, content=body, headers=headers, timeout=self._timeout,
-                                  follow_redirects=False)
+            if address is not None:
+                target, host, extensions = pinned_request(url, address)
+                headers |= host
+            with httpx.Client(timeout=self._timeout, follow_redirects=False) as client:
+                response = client.post(target, content=body, headers=headers,
+                                       extensions=extensions)
         except httpx.TimeoutException as exc:
             raise WebhookSendError(f"webhook to {url} timed out: {exc}", url=url) from exc
         except httpx.TransportError as exc:
             raise WebhookSendError(f"webhook to {url} failed: {exc}", url=url) from exc
-        except httpx.InvalidURL as exc:
+        except (httpx.InvalidURL, ValueError) as exc:
             raise WebhookSendError(f"webhook URL {url} is invalid: {exc}", url=url,
                                    retryable=False) from exc
         except httpx.HTTPError as exc:

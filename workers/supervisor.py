@@ -150,7 +150,9 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool
         nodes.append(node.split("@")[0])
         save_state(settings, state)
     if flower:
-        flower_env = {**env, "FLOWER_UNAUTHENTICATED_API": "true"}
+        from ragq.workers.flower import flower_env as flower_auth_env
+
+        flower_env = {**env, **flower_auth_env(settings)}  # basic auth, never unauthenticated
         argv = [sys.executable, "-m", "celery", "-A", "ragq.workers.app", "flower",
                 f"--port={settings.flower_port}", f"--address={settings.embedded_host}"]
         state.processes.append(spawn("flower", argv, flower_env, settings.log_dir / "flower.log"))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from ragq import submission
@@ -31,7 +32,8 @@ from ragq.settings import Settings
 from ragq.submission import BatchOptions, Caller
 
 router = APIRouter(tags=["batches"],
-                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
+                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut},
+                              422: {"model": ErrorOut}})
 
 UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": BatchCreate.model_json_schema(
@@ -66,9 +68,9 @@ def _submit_jsonl(settings: Settings, raw: Any, fields: dict[str, str], source: 
                   caller: Caller) -> BatchOut:
     options = BatchOptions(webhook_url=fields.get("webhook_url") or None,
                            budget=_budget_field(fields.get("budget")))
-    with raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as text:
+    with raw:  # bytes: each line is decoded alone, so invalid UTF-8 fails only its line
         sent = submission.submit_stream(
-            settings, text, collection=fields.get("collection") or settings.collection,
+            settings, raw, collection=fields.get("collection") or settings.collection,
             source=source, caller=caller, options=options)
     return _created(settings, sent, caller)
 
@@ -96,8 +98,8 @@ async def create_batch(
         check_declared_length(request, settings.max_batch_bytes)
         try:
             body = BatchCreate.model_validate_json(await request.body())
-        except ValueError as exc:
-            raise InputError(f"invalid batch JSON: {exc}") from exc
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors()) from exc
         return await run_in_threadpool(_submit_json, settings, body, caller)
     if content_type not in JSONL_TYPES and content_type != "multipart/form-data":
         raise InputError(f"unsupported content type {content_type!r}; send application/json, "

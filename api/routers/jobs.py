@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from ragq import submission
@@ -24,7 +25,8 @@ from ragq.settings import Settings
 from ragq.submission import Caller
 
 router = APIRouter(tags=["jobs"],
-                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
+                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut},
+                              422: {"model": ErrorOut}})
 
 
 def _ticket(settings: Settings, body: JobCreate) -> Ticket:
@@ -37,8 +39,8 @@ def _ticket(settings: Settings, body: JobCreate) -> Ticket:
     data.setdefault("custom_id", "job")
     try:
         return Ticket.model_validate(data)
-    except ValueError as exc:
-        raise InputError(f"invalid job: {exc}") from exc
+    except ValidationError as exc:
+        raise InputError(f"invalid job: {submission.describe_ticket_error(exc)}") from exc
 
 
 def _submit(settings: Settings, body: JobCreate, caller: Caller) -> JobOut:

@@ -55,6 +55,7 @@ from ragq.orchestration.flow.events import (
 from ragq.orchestration.flow.state import AskState, JobState
 from ragq.orchestration.plan import PLACEHOLDER, ValidatedPlan, layers, validate_plan
 from ragq.orchestration.routing import RoutePath, budget_for, path_for
+from ragq.orchestration.text import CONTEXT_MAX_CHARS, bounded_ask
 from ragq.schemas.flow import (
     Ask,
     Plan,
@@ -101,8 +102,8 @@ def on_job_started(state: JobState, event: JobStarted) -> list[Action]:
 
 
 def on_reader(state: JobState, event: RoleAnswered) -> list[Action]:
-    reading = event.value
-    assert isinstance(reading, TicketReading)
+    assert isinstance(event.value, TicketReading)
+    reading = bounded_reading(event.value)
     return [*settle(event), RecordReading(reading), *_route_next(state, _asks(reading), {})]
 
 
@@ -121,6 +122,15 @@ def on_router(state: JobState, event: RoleAnswered) -> list[Action]:
 
 def _asks(reading: TicketReading) -> list[AskState]:
     return [AskState(i, a.text) for i, a in enumerate(reading.asks)]
+
+
+def bounded_reading(reading: TicketReading) -> TicketReading:
+    """The reading the flow keeps: an overlong ask (a whole log read as one ask) and the
+    context the planner reads are bounded to what routing, planning and search can use
+    (:func:`bounded_ask`); what was set aside as noise stays as it is."""
+    asks = [a.model_copy(update={"text": bounded_ask(a.text)}) for a in reading.asks]
+    return reading.model_copy(update={
+        "asks": asks, "context": bounded_ask(reading.context, CONTEXT_MAX_CHARS)})
 
 
 def _route_next(state: JobState, asks: list[AskState], routed: Mapping[int, AskState]

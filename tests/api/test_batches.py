@@ -56,7 +56,7 @@ def test_a_jsonl_upload_creates_a_batch_with_bad_lines_in_its_errors(api, make_k
     assert wait_batch(api, key, form.json()["id"])["input_file"] == "t.jsonl"
 
 
-def test_over_limit_uploads_are_refused_whole_naming_the_line(strict_api, make_key):
+def test_over_limit_uploads_are_refused_whole_and_long_tickets_fail_alone(strict_api, make_key):
     key = make_key("limited")
     headers = {**auth(key), "content-type": "application/jsonl"}
     lines = httpx.post(f"{strict_api}/v1/batches", headers=headers, content=jsonl(tickets(4)))
@@ -69,16 +69,19 @@ def test_over_limit_uploads_are_refused_whole_naming_the_line(strict_api, make_k
     big = httpx.post(f"{strict_api}/v1/batches", headers=headers,
                      content=jsonl(tickets(3, "x" * 50)) + b" " * 1500)
     assert big.status_code == 413 and "RAGQ_MAX_BATCH_BYTES" in big.text
-    long = tickets(3)
-    long[1]["question"] = "why " * 30
-    too_long = httpx.post(f"{strict_api}/v1/batches", headers=headers, content=jsonl(long))
-    assert too_long.status_code == 422
-    assert too_long.json()["error"]["line"] == 2
-    assert "over the limit of 60" in too_long.json()["error"]["message"]
     job = httpx.post(f"{strict_api}/v1/jobs", headers=auth(key), json={"question": "why " * 30})
     assert job.status_code == 422 and "RAGQ_MAX_QUESTION_CHARS" in job.text
     listed = httpx.get(f"{strict_api}/v1/batches", headers=auth(key)).json()
     assert listed["data"] == []  # nothing was half-accepted
+    long = tickets(3)
+    long[1]["question"] = "why " * 30  # a per-ticket limit: that ticket fails alone
+    alone = httpx.post(f"{strict_api}/v1/batches", headers=headers, content=jsonl(long))
+    assert alone.status_code == 201 and alone.json()["counts"]["invalid"] == 1
+    (error,) = [json.loads(x) for x in httpx.get(
+        f"{strict_api}/v1/batches/{alone.json()['id']}/errors", headers=auth(key)).iter_lines()
+        if x and "job_id" not in json.loads(x)]
+    assert (error["line"], error["error"]["code"]) == (2, "question_too_long")
+    assert "over the limit of 60" in error["error"]["message"]
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:9/hook", "http://10.0.0.1/hook",

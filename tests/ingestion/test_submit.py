@@ -30,3 +30,42 @@ def test_the_chord_names_the_ingest_and_finish_tasks(memory_broker: Settings, tm
     with session_scope(resources_for(memory_broker).engine, readonly=True) as session:
         run = get_ingest_run(session, run_id=run_id)
         assert (run.documents_total, run.bad_lines) == (3, 1)
+        assert str(run.status) == "failed" and "did not finish" in run.error  # not left running
+
+
+def test_a_run_nobody_follows_is_closed_by_the_next_ingest(memory_broker: Settings, tmp_path,
+                                                           monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    from ragq.ledger import close_stale_ingest_runs, create_ingest_run
+
+    engine = resources_for(memory_broker).engine
+    with session_scope(engine) as session:
+        old = create_ingest_run(session, collection="kb", source_path="x.jsonl").id
+    with session_scope(engine) as session:  # a fresh run is not stale yet
+        assert close_stale_ingest_runs(session, started_before=datetime.now(UTC)
+                                       - timedelta(hours=1), reason="abandoned") == 0
+    with session_scope(engine) as session:
+        assert close_stale_ingest_runs(session, started_before=datetime.now(UTC)
+                                       + timedelta(seconds=1), reason="abandoned") == 1
+        run = get_ingest_run(session, run_id=old)
+        assert (str(run.status), run.error) == ("failed", "abandoned")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with session_scope(engine) as session:
+        stale = create_ingest_run(session, collection="kb", source_path="y.jsonl").id
+    monkeypatch.setattr("ragq.ingestion.submit.FOLLOW_TIMEOUT_S", -5)  # every run is old now
+    report = ingest_path(memory_broker, empty, collection="kb", timeout_s=-5)
+    with session_scope(engine, readonly=True) as session:
+        assert str(get_ingest_run(session, run_id=stale).status) == "failed"
+        assert get_ingest_run(session, run_id=report.run_id).error == report.error
+    assert report.error and "empty" in report.error
+
+
+def test_an_invalid_collection_opens_no_run(memory_broker: Settings, tmp_path):
+    from ragq.errors import InputError
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "d", "text": "t"}) + "\n")
+    with pytest.raises(InputError, match="invalid collection name"):
+        ingest_path(memory_broker, docs, collection="../kb")

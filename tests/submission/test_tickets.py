@@ -61,6 +61,10 @@ def test_limits_are_enforced_with_the_setting_to_change(tmp_path):
         read_ticket_file(tmp_path / "missing.jsonl", max_lines=5, max_bytes=10)
 
 
-def test_overlong_questions_are_rejected():
-    ((_, item),) = parse_lines(lines({"custom_id": "x", "question": "q" * 5000}), source="x")
-    assert isinstance(item, TicketError) and "4000" in item.message
+def test_overlong_questions_fail_alone_and_long_tickets_pass_by_default():
+    tickets = [{"custom_id": "x", "question": "q" * 25_000},
+               {"custom_id": "y", "question": "log line\n" * 900}]  # 9,000 characters
+    (_, too_long), (_, long_ok) = parse_lines(lines(*tickets), source="x")
+    assert isinstance(too_long, TicketError) and too_long.code == "question_too_long"
+    assert "20000" in too_long.message and too_long.custom_id == "x"
+    assert isinstance(long_ok, Ticket) and len(long_ok.question) > 8000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragq.errors import WebhookSendError
-from ragq.webhooks import HttpxWebhookSender, new_secret, verify_signature
+from ragq.webhooks import HttpxWebhookSender, new_secret, pinned_request, verify_signature
 from ragq.workers.processes import free_port
 from tests.fakes.http import Reply
 
@@ -42,3 +42,24 @@ def test_no_answer_becomes_a_webhook_send_error():
     with pytest.raises(WebhookSendError) as info:
         HttpxWebhookSender(timeout_s=2).send(url, secret=new_secret(), msg_id="m", body=b"{}")
     assert info.value.retryable and info.value.url == url
+
+
+def test_a_pinned_delivery_connects_to_the_checked_address_and_names_the_host(loopback):
+    """The URL's name does not resolve at all: the request still arrives, so it went to the
+    pinned address without asking DNS; the receiver sees the URL's host."""
+    loopback.route("POST", "/hook", lambda r: Reply(204, b""))
+    port = loopback.base_url.rsplit(":", 1)[1]
+    url = f"http://receiver.invalid:{port}/hook"
+    outcome = HttpxWebhookSender(timeout_s=5).send(url, secret=new_secret(), msg_id="m",
+                                                   body=b"{}", address="127.0.0.1")
+    assert outcome.status_code == 204
+    (request,) = loopback.requests
+    assert request.headers["host"] == f"receiver.invalid:{port}"
+
+
+def test_a_pinned_https_request_sends_the_name_as_tls_server_name():
+    target, headers, extensions = pinned_request("https://hooks.example.com/a?b=1",
+                                                 "2606:4700::1111")
+    assert target == "https://[2606:4700::1111]/a?b=1"
+    assert headers == {"host": "hooks.example.com"}
+    assert extensions == {"sni_hostname": "hooks.example.com"}

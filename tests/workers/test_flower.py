@@ -3,8 +3,10 @@ tasks of a job by its id; the API runs as one more owned process that `ragq down
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import stat
 import time
 import urllib.request
 
@@ -16,12 +18,16 @@ from ragq.schemas.tasks import Task
 from ragq.settings import build_settings
 from ragq.workers import supervisor
 from ragq.workers.client import call
+from ragq.workers.flower import FLOWER_USER, flower_auth_file, flower_password
 from ragq.workers.processes import free_port
 from ragq.workers.stack_state import load_state
 
+AUTH: dict[str, str] = {}
+
 
 def get_json(url: str) -> object:
-    with urllib.request.urlopen(url, timeout=5) as response:
+    request = urllib.request.Request(url, headers=AUTH)
+    with urllib.request.urlopen(request, timeout=5) as response:
         return json.load(response)
 
 
@@ -49,12 +55,25 @@ def full_stack(tmp_path_factory):
     os.environ.update({"RAGQ_HOME": str(settings.home), "RAGQ_FLOWER_PORT": str(flower_port),
                        "RAGQ_API_PORT": str(api_port)})
     supervisor.up(settings, flower=True, api=True)
+    token = base64.b64encode(f"{FLOWER_USER}:{flower_password(settings)}".encode()).decode()
+    AUTH["Authorization"] = f"Basic {token}"
     try:
         yield settings
     finally:
         supervisor.down(settings)
         os.environ.clear()
         os.environ.update(saved)
+
+
+def test_flower_needs_the_generated_password_kept_owner_only(full_stack):
+    settings = full_stack
+    base = f"http://127.0.0.1:{settings.flower_port}"
+    wait_for(lambda: get_json(f"{base}/api/workers?refresh=1"))
+    for path in ("/api/workers", "/api/tasks", "/"):
+        assert httpx.get(base + path, timeout=5).status_code == 401
+        wrong = httpx.get(base + path, timeout=5, auth=(FLOWER_USER, "wrong"))
+        assert wrong.status_code == 401
+    assert stat.S_IMODE(flower_auth_file(settings).stat().st_mode) == 0o600
 
 
 def test_flower_lists_the_workers_and_their_tasks(full_stack):

@@ -48,7 +48,8 @@ class ScriptedSender:
     sent: list[str] = field(default_factory=list)
     closed: bool = False
 
-    def send(self, url: str, *, secret: str, msg_id: str, body: bytes) -> SendOutcome:
+    def send(self, url: str, *, secret: str, msg_id: str, body: bytes,
+             address: str | None = None) -> SendOutcome:
         self.sent.append(msg_id)
         return SendOutcome(self.answers[len(self.sent) - 1])
 
