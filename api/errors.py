@@ -9,6 +9,7 @@ from ragq.errors import (
     AuthError,
     InputError,
     LimitExceededError,
+    NotAwaitingReviewError,
     NotFoundError,
     RagqError,
     StackError,
@@ -20,6 +21,7 @@ from ragq.ledger.errors import LedgerUnavailableError
 STATUS: list[tuple[type[RagqError], int, str]] = [
     (AuthError, 401, "unauthorized"),
     (NotFoundError, 404, "not_found"),
+    (NotAwaitingReviewError, 409, "not_awaiting_review"),
     (WebhookUrlError, 422, "invalid_webhook_url"),
     (InputError, 422, "invalid_input"),
     (StackError, 503, "stack_unavailable"),

@@ -48,9 +48,11 @@ from ragq.ledger.models import (
     DocumentRow,
     IngestRunRow,
     JobRow,
+    ReviewRow,
 )
 from ragq.ledger.ports import FlowLedger, FlowWriter
 from ragq.ledger.reports import batch_report, job_ledger
+from ragq.ledger.reviews import Resolution, escalated_count, list_reviews, resolve_review
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
     TRAIL_TABLES,
@@ -107,6 +109,11 @@ __all__ = [
     "job_trail",
     "metrics_snapshot",
     "ping",
+    # the review queue
+    "Resolution",
+    "escalated_count",
+    "list_reviews",
+    "resolve_review",
     # API keys
     "create_api_key",
     "find_api_key",
@@ -136,6 +143,7 @@ __all__ = [
     "DocumentRow",
     "IngestRunRow",
     "JobRow",
+    "ReviewRow",
     # errors
     "LedgerConfigurationError",
     "LedgerError",

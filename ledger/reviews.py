@@ -63,7 +63,7 @@ def list_reviews(session: Session, *, tenant: str | None, pending: bool = True,
     if pending:
         query = query.where(ReviewRow.resolved_at.is_(None))
     query = query.order_by(ReviewRow.created_at, ReviewRow.job_id).limit(limit)
-    return [(review, job) for review, job in session.execute(query).tuples()]
+    return [(review, job) for review, job in session.execute(query)]
 
 
 def escalated_count(session: Session, *, batch_id: str) -> int:
