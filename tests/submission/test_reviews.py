@@ -240,3 +240,7 @@ def test_review_list_and_resolve_at_the_cli(cli_env: Settings, tmp_path: Path) -
     assert isinstance(twice.exception, NotAwaitingReviewError)
     missing = cli("review", "resolve", sent.job_ids[1], "--answer", str(tmp_path / "none.txt"))
     assert "no such answer file" in str(missing.exception)
+    report = cli("ledger", "batch", sent.batch_id, "--json")
+    assert json.loads(report.stdout)["totals"]["escalated_jobs"] == 2
+    table = cli("ledger", "batch", sent.batch_id)
+    assert "sent to review: 2 of 2 finished jobs (100.0%)" in table.stdout
