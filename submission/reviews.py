@@ -94,7 +94,9 @@ def resolve(settings: Settings, job_id: str, resolution: Resolution, *,
             caller: Caller | None = None) -> dict[str, Any]:
     """Resolve a job waiting for review; returns the job as :func:`describe` shows it. Raises
     NotFoundError (unknown, another tenant's, outside the key's ACL), NotAwaitingReviewError
-    (not in the queue). The ``job.reviewed`` event is enqueued after the commit."""
+    (not in the queue), StackError when the stack is down (before anything is written: the
+    ``job.reviewed`` event, enqueued after the commit, would otherwise be lost)."""
+    app = client_app(settings)
     with session_scope(resources_for(settings).engine) as session:
         try:
             job = get_job(session, job_id=job_id)
@@ -105,6 +107,5 @@ def resolve(settings: Settings, job_id: str, resolution: Resolution, *,
         except LedgerNotFoundError as exc:
             raise not_found(exc, "job", job_id) from exc
         view = job_view(job)
-    send_pending_webhooks(client_app(settings), resources_for(settings).engine,
-                          job_ids=[job_id])
+    send_pending_webhooks(app, resources_for(settings).engine, job_ids=[job_id])
     return view
