@@ -52,7 +52,7 @@ from ragq.ledger.models import (
 )
 from ragq.ledger.ports import FlowLedger, FlowWriter
 from ragq.ledger.reports import batch_report, job_ledger
-from ragq.ledger.reviews import Resolution, escalated_count, list_reviews, resolve_review
+from ragq.ledger.reviews import Resolution, list_reviews, resolve_review
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
     TRAIL_TABLES,
@@ -111,7 +111,6 @@ __all__ = [
     "ping",
     # the review queue
     "Resolution",
-    "escalated_count",
     "list_reviews",
     "resolve_review",
     # API keys

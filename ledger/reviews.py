@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ragq.errors import NotAwaitingReviewError
@@ -23,7 +23,7 @@ from ragq.ledger.results import review_summary
 from ragq.ledger.webhooks import record_reviewed_event
 from ragq.schemas.statuses import JobStatus, ReviewDecision
 
-__all__ = ["Resolution", "escalated_count", "list_reviews", "queue_review", "resolve_review",
+__all__ = ["Resolution", "list_reviews", "queue_review", "resolve_review",
            "review_of", "reviewed_result"]
 
 
@@ -64,13 +64,6 @@ def list_reviews(session: Session, *, tenant: str | None, pending: bool = True,
         query = query.where(ReviewRow.resolved_at.is_(None))
     query = query.order_by(ReviewRow.created_at, ReviewRow.job_id).limit(limit)
     return [(review, job) for review, job in session.execute(query)]
-
-
-def escalated_count(session: Session, *, batch_id: str) -> int:
-    """How many of a batch's jobs were escalated to review (waiting or resolved)."""
-    return int(session.scalar(
-        select(func.count()).select_from(ReviewRow).join(JobRow, JobRow.id == ReviewRow.job_id)
-        .where(JobRow.batch_id == batch_id)) or 0)
 
 
 def resolve_review(session: Session, *, job_id: str, resolution: Resolution) -> JobRow:

@@ -16,7 +16,7 @@ PUBLIC = {
     "get_batch", "get_job", "list_batches", "record_input_error", "start_batch",
     "TRAIL_TABLES", "MetricsSnapshot", "batch_cost", "batch_report", "evidence_records",
     "job_ledger", "job_trail", "metrics_snapshot", "ping",
-    "Resolution", "escalated_count", "list_reviews", "resolve_review",
+    "Resolution", "list_reviews", "resolve_review",
     "create_api_key", "find_api_key", "list_api_keys", "revoke_api_key",
     "UpsertOutcome", "add_ingest_counts", "create_ingest_run", "current_versions",
     "finish_ingest_run", "get_documents", "get_ingest_run", "upsert_document",
