@@ -33,7 +33,7 @@ def get_caller(
         row = find_api_key(session, key=credentials.credentials)
         if row is None:
             raise AuthError("unknown or revoked API key")
-        return Caller(row.tenant, tuple(row.acl))
+        return Caller(row.tenant, tuple(row.acl), name=row.id)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

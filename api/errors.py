@@ -22,6 +22,7 @@ from ragq.errors import (
     AuthError,
     InputError,
     LimitExceededError,
+    NotAwaitingReviewError,
     NotFoundError,
     RagqError,
     StackError,
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 STATUS: list[tuple[type[RagqError], int, str]] = [
     (AuthError, 401, "unauthorized"),
     (NotFoundError, 404, "not_found"),
+    (NotAwaitingReviewError, 409, "not_awaiting_review"),
     (WebhookUrlError, 422, "invalid_webhook_url"),
     (InputError, 422, "invalid_input"),
     (StackError, 503, "stack_unavailable"),

@@ -119,6 +119,9 @@ class Outcome:
     calls: int
     answer: str = ""
     insufficient: bool = False
+    escalated: bool = False
+    confidence: float | None = None  # the last verifier verdict's, if the job was verified
+    reviewable: bool = False  # ended completed or insufficient_evidence (before any review)
 
 
 def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: str) -> Outcome:
@@ -128,10 +131,15 @@ def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: str) -
     job = ledger.jobs[job_id]
     result = job.result or {}
     usage = result.get("usage", {})
+    review = result.get("review")
+    drafted = review["outcome"] if review else result.get("status")
+    verdicts = sorted(job.verifications.values(), key=lambda v: v.round)
     return Outcome(job.route or "?", set(result.get("evidence_doc_ids", [])),
                    set(result.get("context_doc_ids", [])), usage.get("context_chunks", 0),
                    usage.get("retrieval_calls", 0), result.get("answer") or "",
-                   result.get("status") == "insufficient_evidence")
+                   drafted == "insufficient_evidence", review is not None,
+                   verdicts[-1].confidence if verdicts else None,
+                   drafted in ("completed", "insufficient_evidence"))
 
 
 def run(dataset: Path, limit: int | None, verbose: bool) -> dict[str, Any]:
@@ -175,6 +183,10 @@ def _row(q: dict[str, Any], gold: set[str], out: Outcome, base: set[str]) -> dic
         "ctx_recall": len(gold & out.context_docs) / len(gold),
         "all_gold": gold <= out.context_docs, "ev_all_gold": gold <= out.evidence_docs,
         "base_recall": len(gold & base) / len(gold), "base_all_gold": gold <= base,
+        "escalated": out.escalated,
+        **{f"review_below_{t}": out.escalated or (out.reviewable and out.confidence is not None
+                                                  and out.confidence < t)
+           for t in REVIEW_THRESHOLDS},
     }
 
 
@@ -187,7 +199,15 @@ def _figures(rows: list[dict[str, Any]]) -> dict[str, float]:
             "all_gold_in_evidence": mean("ev_all_gold"),
             "baseline_recall": mean("base_recall"), "baseline_all_gold": mean("base_all_gold"),
             "retrieval_calls": mean("calls"), "context_chunks": mean("chunks"),
-            "answer_in_extract": mean("answer_found"), "insufficient": mean("insufficient")}
+            "answer_in_extract": mean("answer_found"), "insufficient": mean("insufficient"),
+            "escalated": mean("escalated"),
+            **{f"escalated_if_confidence_below_{t}": mean(f"review_below_{t}")
+               for t in REVIEW_THRESHOLDS}}
+
+
+REVIEW_THRESHOLDS = (0.3, 0.5, 0.7)
+"""Verifier-confidence thresholds whose share of escalated jobs the figures also report (what
+``RAGQ_REVIEW_CONFIDENCE_THRESHOLD`` would add to the settings in force)."""
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:

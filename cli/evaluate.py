@@ -30,6 +30,7 @@ COST: list[Column] = [
     ("tokens_mean", "tokens/q", "{:,.0f}"), ("cost_usd_mean", "$/q", "{:.6f}"),
     ("cost_per_correct_answer", "$/correct", "{:.6f}"),
     ("budget_exhaustion_rate", "exhausted", "{:.1%}"),
+    ("escalation_rate", "review", "{:.1%}"),
     ("latency_ms_p50", "p50 ms", "{:,.0f}"), ("latency_ms_p95", "p95 ms", "{:,.0f}"),
 ]
 """The printed figures; p95 of calls, EM and totals are in the JSON report only."""
@@ -38,7 +39,8 @@ NOT_APPLICABLE = "–"
 FLOW_NA: dict[str, set[str]] = {
     # The baseline writes no answer, and its latency is one batched search divided by the
     # questions of the batch: the same number for each, not a per-question latency.
-    "baseline": {"answer_f1", "answer_in_text", "latency_ms_p50", "latency_ms_p95"},
+    "baseline": {"answer_f1", "answer_in_text", "latency_ms_p50", "latency_ms_p95",
+                 "escalation_rate"},
 }
 """Figures the JSON report carries for a flow that mean nothing for it."""
 
@@ -109,7 +111,8 @@ def tables(report: dict[str, Any], width: int = TABLE_WIDTH) -> list[Table]:
                f"{report['context_chunks_mean']:.1f} chunks; the baseline gets the same number "
                "per question)")
     cost = ("cost and effort per question ($/correct = total cost / all-gold questions; "
-            f"exhausted = budget_exhausted jobs; {NOT_APPLICABLE} = does not apply)")
+            "exhausted = budget_exhausted jobs; review = jobs escalated to the review queue; "
+            f"{NOT_APPLICABLE} = does not apply)")
     return [*_tables(report, quality, QUALITY, width), *_tables(report, cost, COST, width)]
 
 

@@ -129,6 +129,10 @@ def print_result(result: dict[str, Any]) -> None:
     for conflict in result.get("contradictions") or []:
         body += f"\n⚠ conflicting sources on {conflict.get('topic')}: " + " | ".join(
             conflict.get("statements", []))
+    review = result.get("review")
+    if review and result.get("status") == "needs_review":
+        body += (f"\n⏸ draft, waiting for a reviewer ({', '.join(review.get('reasons', []))}):"
+                 f" ragq review resolve {result.get('job_id')} --answer FILE | --reject")
     console.print(Panel(Text(body), title=Text(title), title_align="left", highlight=False))
 
 

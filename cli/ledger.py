@@ -81,7 +81,8 @@ def job(job_id: Annotated[str, typer.Argument(help="Job id.")], as_json: JsonFla
 @ledger_app.command("batch")
 def batch(batch_id: Annotated[str, typer.Argument(help="Batch id.")], as_json: JsonFlag = False
           ) -> None:
-    """A batch's cost, tokens and calls, budget exhaustion, per route and overall."""
+    """A batch's cost, tokens and calls, budget exhaustion, share sent to review, per route
+    and overall."""
     from ragq.ledger.reports import batch_report
 
     report = _read(batch_report, batch_id)
@@ -177,3 +178,9 @@ def _print_batch(report: BatchReport) -> None:
     console.print(_route_table(report, "outcomes per route", _OUTCOME_CELLS))
     console.print(_route_table(report, "cost per route (granted budget charges, USD)",
                                _COST_CELLS))
+    totals = report.totals
+    routes = ", ".join(f"{r} {t.escalated_jobs}" for r, t in report.routes.items()
+                       if t.escalated_jobs)
+    console.print(f"sent to review: {totals.escalated_jobs:,} of {totals.finished_jobs:,} "
+                  f"finished jobs ({_rate(totals.escalation_rate)})"
+                  + (f"; by route: {routes}" if routes else ""), highlight=False)

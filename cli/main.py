@@ -17,6 +17,7 @@ from ragq.cli import documents, evaluate, jobs, service, stack
 from ragq.cli.helptext import App
 from ragq.cli.ledger import ledger_app
 from ragq.cli.output import emit_json, fail
+from ragq.cli.review import review_app
 from ragq.errors import RagqError
 from ragq.settings import Settings, build_settings
 from ragq.workers.client import close_clients
@@ -30,6 +31,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(service.keys_app, name="keys")
 app.add_typer(service.webhooks_app, name="webhooks")
 app.add_typer(ledger_app, name="ledger")
+app.add_typer(review_app, name="review")
 
 JsonFlag = Annotated[bool, typer.Option(
     "--json", help="Print one JSON document on stdout instead of text.")]

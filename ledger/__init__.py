@@ -49,9 +49,11 @@ from ragq.ledger.models import (
     DocumentRow,
     IngestRunRow,
     JobRow,
+    ReviewRow,
 )
 from ragq.ledger.ports import FlowLedger, FlowWriter
 from ragq.ledger.reports import batch_report, job_ledger
+from ragq.ledger.reviews import Resolution, list_reviews, resolve_review
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
     TRAIL_TABLES,
@@ -108,6 +110,10 @@ __all__ = [
     "job_trail",
     "metrics_snapshot",
     "ping",
+    # the review queue
+    "Resolution",
+    "list_reviews",
+    "resolve_review",
     # API keys
     "create_api_key",
     "find_api_key",
@@ -138,6 +144,7 @@ __all__ = [
     "DocumentRow",
     "IngestRunRow",
     "JobRow",
+    "ReviewRow",
     # errors
     "LedgerConfigurationError",
     "LedgerError",

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ragq.ledger.budgets import charge_many, ensure_job_budget
 from ragq.ledger.jobs import finish_job, set_job_status
 from ragq.ledger.models import JobRow, SubQueryRow, utcnow
-from ragq.ledger.results import build_result
+from ragq.ledger.results import build_result, review_summary
+from ragq.ledger.reviews import queue_review
 from ragq.ledger.steps import (
     finish_sub_query,
     mark_in_context,
@@ -183,15 +184,23 @@ def _record_answer(session: Session, job_id: str, action: RecordAnswer) -> None:
 
 
 def _finish_job(session: Session, job_id: str, action: FinishJob) -> None:
-    """End the job with its result line, rebuilt from the ledger in this same transaction."""
+    """End the job with its result line, rebuilt from the ledger in this same transaction; an
+    escalated job enters the review queue with it."""
     session.flush()
     error = dict(action.error) if action.error else None
+    escalation = action.review
+    review = review_summary(escalation.reasons, escalation.outcome) if escalation else None
     result = build_result(session, job_id=job_id, status=action.status, error=error,
-                          stop_reason=action.stop_reason, context_tokens=action.context_tokens)
+                          stop_reason=action.stop_reason, context_tokens=action.context_tokens,
+                          review=review)
     ran_out = exhausted_dimension(action.stop_reason)
-    finish_job(session, job_id=job_id, status=action.status, result=result,
-               stop_reason=action.stop_reason, error=error,
-               exhausted_dimension=ran_out.value if ran_out else None)
+    ended = finish_job(session, job_id=job_id, status=action.status, result=result,
+                       stop_reason=action.stop_reason, error=error,
+                       exhausted_dimension=ran_out.value if ran_out else None)
+    if ended and escalation is not None:
+        tenant = session.scalars(select(JobRow.tenant).where(JobRow.id == job_id)).one()
+        queue_review(session, job_id=job_id, tenant=tenant, reasons=list(escalation.reasons),
+                     outcome=escalation.outcome)
 
 
 WRITERS: dict[type[Action], Writer] = {

@@ -47,6 +47,8 @@ _COUNTER = {
     JobStatus.COMPLETED: BatchRow.completed_count,
     JobStatus.INSUFFICIENT_EVIDENCE: BatchRow.insufficient_evidence_count,
     JobStatus.BUDGET_EXHAUSTED: BatchRow.budget_exhausted_count,
+    JobStatus.NEEDS_REVIEW: BatchRow.needs_review_count,
+    JobStatus.REJECTED: BatchRow.rejected_count,
     JobStatus.FAILED: BatchRow.failed_count,
     JobStatus.CANCELLED: BatchRow.cancelled_count,
 }

@@ -18,13 +18,14 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ragq.ledger.results import ask_results, compose_result
+from ragq.ledger.results import ask_results, compose_result, review_summary
 from ragq.orchestration.budgets import blocking_dimension, deadline_of, limits_of
 from ragq.orchestration.flow import (
     Action,
     AskState,
     BudgetState,
     Charge,
+    Escalation,
     EvidenceState,
     FinishJob,
     FinishSubQuery,
@@ -108,6 +109,7 @@ class MemoryJob:
     answer: RecordAnswer | None = None
     in_context: set[str] = field(default_factory=set)
     endings: int = 0
+    review: Escalation | None = None
 
 
 class MemoryLedger:
@@ -315,6 +317,7 @@ class _MemoryWriter:
         job.status, job.stop_reason, job.endings = action.status, action.stop_reason, \
             job.endings + 1
         job.finished_at = self._ledger.now()
+        job.review = action.review
         job.result = _result(job, action)
 
     def _update_sub_query(self, job: MemoryJob, sub_query_id: str, **values: Any) -> None:
@@ -384,7 +387,9 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
         custom_id=job.custom_id, job_id=job.id, status=action.status.value, route=job.route,
         answer=answer, evidence=[(e.item.doc_id, e.id in job.in_context) for e in job.evidence],
         stop_reason=action.stop_reason, usage=usage,
-        error=dict(action.error) if action.error else None, asks=asks)
+        error=dict(action.error) if action.error else None, asks=asks,
+        review=review_summary(action.review.reasons, action.review.outcome)
+        if action.review else None)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from ragq.ledger.models import (
     JobStatus,
     ModelCallRow,
     RetrievalRequestRow,
+    ReviewRow,
 )
 from ragq.schemas.reports import (
     UNROUTED,
@@ -144,6 +145,7 @@ class _Tally:
     model_calls: int = 0
     retrieval_calls: int = 0
     cache_hits: int = 0
+    escalated: int = 0
 
     def add(self, other: _Tally) -> None:
         self.by_status.update(other.by_status)
@@ -156,6 +158,7 @@ class _Tally:
         self.model_calls += other.model_calls
         self.retrieval_calls += other.retrieval_calls
         self.cache_hits += other.cache_hits
+        self.escalated += other.escalated
 
     def totals(self) -> CostTotals:
         jobs = sum(self.by_status.values())
@@ -171,6 +174,7 @@ class _Tally:
             finished_jobs=finished, budget_exhausted_jobs=exhausted,
             budget_exhaustion_rate=_ratio(exhausted, finished),
             exhausted_dimensions=dict(self.exhausted.most_common()),
+            escalated_jobs=self.escalated, escalation_rate=_ratio(self.escalated, finished),
             cost_per_completed_job=_ratio(cost, self.by_status[JobStatus.COMPLETED]),
             cost_per_job_mean=_ratio(cost, jobs),
         )
@@ -240,7 +244,17 @@ def _tally_retrievals(session: Session, batch_id: str, tally: dict[str, _Tally])
         tally[route].retrieval_calls, tally[route].cache_hits = int(calls), int(hits)
 
 
-_TALLIES = (_tally_jobs, _tally_exhaustion, _tally_charges, _tally_model_calls, _tally_retrievals)
+def _tally_escalations(session: Session, batch_id: str, tally: dict[str, _Tally]) -> None:
+    rows = session.execute(
+        select(_ROUTE, func.count()).select_from(ReviewRow)
+        .join(JobRow, JobRow.id == ReviewRow.job_id)
+        .where(JobRow.batch_id == batch_id).group_by(_ROUTE))
+    for route, n in rows:
+        tally[route].escalated = int(n)
+
+
+_TALLIES = (_tally_jobs, _tally_exhaustion, _tally_charges, _tally_model_calls, _tally_retrievals,
+            _tally_escalations)
 
 
 def _sum(tallies: Iterable[_Tally]) -> _Tally:
@@ -253,7 +267,8 @@ def _sum(tallies: Iterable[_Tally]) -> _Tally:
 def batch_report(session: Session, batch_id: str) -> BatchReport:
     """Totals of ``batch_id`` and the same per route: jobs by status, granted cost and charges,
     tokens, model and retrieval calls, budget exhaustion rate (budget_exhausted / finished jobs)
-    with the dimensions that ran out, cost per completed job and mean cost per job.
+    with the dimensions that ran out, jobs escalated to review (waiting or resolved) and their
+    share of finished jobs, cost per completed job and mean cost per job.
 
     Costs are the granted ``cost_usd`` charges; refused charges paid nothing and count nowhere.
     Raises :class:`ledger.LedgerNotFoundError` for an unknown batch.

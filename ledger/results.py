@@ -23,7 +23,13 @@ from ragq.ledger.models import (
 from ragq.schemas.statuses import BUDGET_STOP, JobStatus, ModelCallStatus, SubQueryStatus
 from ragq.schemas.ticket import AskResult, JobResult, ResultCitation, ResultUsage
 
-__all__ = ["ask_results", "build_result", "compose_result"]
+__all__ = ["ask_results", "build_result", "compose_result", "review_summary"]
+
+
+def review_summary(reasons: Sequence[str], outcome: str) -> dict[str, Any]:
+    """Why a job was escalated and the status it would have ended with, as its result's
+    ``review`` shows it."""
+    return {"reasons": list(reasons), "outcome": str(outcome)}
 
 
 def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: int
@@ -59,9 +65,10 @@ def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: i
 
 def build_result(session: Session, *, job_id: str, status: str | None = None,
                  error: dict[str, Any] | None = None, context_tokens: int = 0,
-                 stop_reason: str | None = None) -> dict[str, Any]:
+                 stop_reason: str | None = None, review: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
     """The result of ``job_id`` as a JSON-ready dict; ``status`` overrides the stored one (the
-    caller is about to end the job with it)."""
+    caller is about to end the job with it); ``review`` says why it goes to review."""
     job = session.get(JobRow, job_id)
     if job is None:
         raise KeyError(job_id)
@@ -84,7 +91,8 @@ def build_result(session: Session, *, job_id: str, status: str | None = None,
         stop_reason=stop_reason, usage=_usage(session, job, context_tokens, contexts),
         error=error or job.error,
         asks=ask_results([(i, t) for i, t in asks], answer, status=status,
-                         unfinished=set(unfinished), stop_reason=stop_reason))
+                         unfinished=set(unfinished), stop_reason=stop_reason),
+        review=review)
 
 
 UNFINISHED = (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)
@@ -124,10 +132,12 @@ def compose_result(*, custom_id: str | None, job_id: str, status: str, route: st
                    answer: Any | None, evidence: Sequence[tuple[str, bool]],
                    stop_reason: str | None, usage: ResultUsage,
                    error: dict[str, Any] | None,
-                   asks: Sequence[AskResult] = ()) -> dict[str, Any]:
+                   asks: Sequence[AskResult] = (),
+                   review: dict[str, Any] | None = None) -> dict[str, Any]:
     """The result line from what a ledger holds: ``answer`` has ``text``, ``extractive``,
     ``citations`` (each ``doc_id``, ``chunk_id``, ``quote``) and ``contradictions``;
-    ``evidence`` is (doc id, reached the context) per evidence item, oldest first."""
+    ``evidence`` is (doc id, reached the context) per evidence item, oldest first. ``review``
+    (why the job waits for a reviewer) is in the line only when there is one."""
     result = JobResult(
         custom_id=custom_id, job_id=job_id, status=status, route=route,
         answer=answer.text if answer else None,
@@ -137,6 +147,7 @@ def compose_result(*, custom_id: str | None, job_id: str, status: str, route: st
         evidence_doc_ids=list(dict.fromkeys(doc for doc, _ in evidence)),
         context_doc_ids=list(dict.fromkeys(doc for doc, used in evidence if used)),
         contradictions=list(answer.contradictions) if answer else [],
-        stop_reason=stop_reason, usage=usage, asks=list(asks), error=error,
+        stop_reason=stop_reason, usage=usage, asks=list(asks), error=error, review=review,
     )
-    return result.model_dump(mode="json")
+    return result.model_dump(mode="json", exclude={"review", "reviewed"} if review is None
+                             else {"reviewed"})

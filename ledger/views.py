@@ -21,6 +21,7 @@ from ragq.ledger.models import (
     ModelCallRow,
     PlanRow,
     RetrievalRequestRow,
+    ReviewRow,
     SubQueryRow,
     SufficiencyCheckRow,
     VerificationRow,
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 _TRAIL = [PlanRow, SubQueryRow, RetrievalRequestRow, SufficiencyCheckRow, VerificationRow,
-          ModelCallRow, BudgetChargeRow, AnswerRow, WebhookDeliveryRow]
+          ModelCallRow, BudgetChargeRow, AnswerRow, ReviewRow, WebhookDeliveryRow]
 TRAIL_TABLES = tuple(model.__tablename__ for model in _TRAIL)
 """The tables of a job's trail, in the order :func:`job_trail` returns them."""
 
@@ -65,9 +66,10 @@ def batch_cost(session: Session, *, batch_id: str) -> float:
 
 
 def job_trail(session: Session, *, job_id: str) -> dict[str, list[dict[str, Any]]]:
-    """Every plan, sub-query, retrieval, check, verification, model call, budget charge, answer
-    and webhook delivery of the job, as column records, oldest first, keyed by table name (all
-    of :data:`TRAIL_TABLES`, empty lists included). An unknown job has an empty trail."""
+    """Every plan, sub-query, retrieval, check, verification, model call, budget charge, answer,
+    review (escalation and resolution) and webhook delivery of the job, as column records,
+    oldest first, keyed by table name (all of :data:`TRAIL_TABLES`, empty lists included). An
+    unknown job has an empty trail."""
     return {model.__tablename__: [_record(r) for r in session.scalars(
                 select(model).where(model.job_id == job_id).order_by(model.created_at))]
             for model in _TRAIL}

@@ -25,6 +25,7 @@ from ragq.schemas.webhook import (
     WebhookEvent,
     batch_event,
     job_event,
+    reviewed_event,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "record_attempt",
     "record_batch_event",
     "record_job_event",
+    "record_reviewed_event",
     "schedule_attempt",
 ]
 
@@ -78,14 +80,40 @@ def _record_event(session: Session, *, tenant: str, url: str, event: WebhookEven
     return webhook_id
 
 
-def record_job_event(session: Session, *, job: JobRow) -> str | None:
-    """Record a job's ending for its webhook (if the job has one); returns the webhook id.
-    The payload is :func:`schemas.webhook.job_event`'s, validated."""
+def _review_url(session: Session, job: JobRow) -> str | None:
+    """Where a job's review events go: its own webhook, else its batch's (a helpdesk that
+    hears about a batch hears about its tickets that wait for a human)."""
     url = (job.meta or {}).get("webhook_url")
+    if url or job.batch_id is None:
+        return url
+    return session.scalar(select(BatchRow.webhook_url).where(BatchRow.id == job.batch_id))
+
+
+def record_job_event(session: Session, *, job: JobRow) -> str | None:
+    """Record a job's ending for its webhook (if the job has one; ``job.needs_review`` also
+    goes to its batch's); returns the webhook id. The payload is
+    :func:`schemas.webhook.job_event`'s, validated."""
+    status = JobStatus(job.status)
+    url = (_review_url(session, job) if status == JobStatus.NEEDS_REVIEW
+           else (job.meta or {}).get("webhook_url"))
     if not url:
         return None
     event = job_event(job_id=job.id, batch_id=job.batch_id, custom_id=job.custom_id,
-                      status=JobStatus(job.status), stop_reason=job.stop_reason, at=utcnow())
+                      status=status, stop_reason=job.stop_reason, at=utcnow())
+    return _record_event(session, tenant=job.tenant, url=url, event=event,
+                         batch_id=job.batch_id, job_id=job.id)
+
+
+def record_reviewed_event(session: Session, *, job: JobRow) -> str | None:
+    """Record a reviewer's resolution of ``job`` (now ``completed`` or ``rejected``) as a
+    ``job.reviewed`` event, to the same webhook as its ``job.needs_review``; returns the
+    webhook id."""
+    url = _review_url(session, job)
+    if not url:
+        return None
+    event = reviewed_event(job_id=job.id, batch_id=job.batch_id, custom_id=job.custom_id,
+                           status=JobStatus(job.status), stop_reason=job.stop_reason,
+                           at=utcnow())
     return _record_event(session, tenant=job.tenant, url=url, event=event,
                          batch_id=job.batch_id, job_id=job.id)
 
@@ -99,7 +127,9 @@ def record_batch_event(session: Session, *, batch: BatchRow) -> str | None:
     counts = BatchEventCounts(
         total=batch.total_count, completed=batch.completed_count,
         insufficient_evidence=batch.insufficient_evidence_count,
-        budget_exhausted=batch.budget_exhausted_count, failed=batch.failed_count,
+        budget_exhausted=batch.budget_exhausted_count,
+        needs_review=batch.needs_review_count, rejected=batch.rejected_count,
+        failed=batch.failed_count,
         cancelled=batch.cancelled_count, invalid=batch.invalid_count)
     event = batch_event(batch_id=batch.id, status=status, counts=counts, at=utcnow())
     return _record_event(session, tenant=batch.tenant, url=batch.webhook_url, event=event,

@@ -179,3 +179,22 @@ class WebhookSendError(WebhookError):
         self.url = url
         self.retryable = retryable
         super().__init__(message)
+
+
+class ReviewError(RagqError):
+    """Raised when a review-queue operation is refused (SPEC C22)."""
+
+
+class NotAwaitingReviewError(ReviewError):
+    """Raised when a resolution names a job that is not in the review queue (never escalated,
+    already resolved, or still running). ``job_id`` and its ``status`` say which and why."""
+
+    def __init__(self, message: str, *, job_id: str, status: str):
+        self.job_id = job_id
+        self.status = status
+        super().__init__(message)
+
+
+class ReviewInputError(InputError):
+    """Raised when a resolution is malformed: neither or both of an answer and a rejection, or
+    an empty answer."""

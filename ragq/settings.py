@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ragq.schemas.flow import RoleModels
 from ragq.schemas.pricing import PriceTable
 from ragq.schemas.text import collection_name_problem
-from ragq.schemas.ticket import MAX_QUESTION_CHARS, QUESTION_CHARS_CAP, BudgetProfiles
+from ragq.schemas.ticket import MAX_QUESTION_CHARS, QUESTION_CHARS_CAP, ROUTE_PATHS, BudgetProfiles
 
 
 class EmbedderKind(StrEnum):
@@ -102,6 +102,18 @@ class Settings(BaseSettings):
     expansion_min_margin: float = Field(
         0.0, ge=0.0, le=1.0, description="Top-1 minus top-2 below this is weak (0 disables)."
     )
+    review_routes: str = Field(
+        "escalate", description="Routes whose jobs always end needs_review, comma-separated "
+        "(escalate = the router's investigative tickets); empty: none."
+    )
+    review_contradictions: bool = Field(
+        True, description="Send answers with a contradiction no source's authority settles to "
+        "review."
+    )
+    review_confidence_threshold: float = Field(
+        0.0, ge=0.0, le=1.0, description="Send jobs whose final verifier confidence is below "
+        "this to review (0 disables)."
+    )
     tenant: str = Field("local", min_length=1, description="Tenant of CLI submissions.")
     max_batch_lines: int = Field(50_000, ge=1)
     max_batch_bytes: int = Field(100 * 1024 * 1024, ge=1)
@@ -181,6 +193,16 @@ class Settings(BaseSettings):
             raise ValueError(f"visibility_timeout_s ({value}) must exceed task_time_limit_s "
                              f"({limit}), or a slow task would run twice at once")
         return value
+
+    @field_validator("review_routes")
+    @classmethod
+    def _known_review_routes(cls, value: str) -> str:
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        unknown = [n for n in names if n not in ROUTE_PATHS]
+        if unknown:
+            raise ValueError(f"unknown route(s) {', '.join(unknown)}; routes: "
+                             f"{', '.join(ROUTE_PATHS)} (comma-separated, or empty for none)")
+        return ",".join(names)
 
     @field_validator("chunk_overlap_words")
     @classmethod

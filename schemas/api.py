@@ -23,6 +23,8 @@ JOBS_PATH = "/v1/jobs"
 JOB_PATH = JOBS_PATH + "/{job_id}"
 JOB_EVIDENCE_PATH = JOB_PATH + "/evidence"
 JOB_LEDGER_PATH = JOB_PATH + "/ledger"
+REVIEWS_PATH = "/v1/review"
+REVIEW_PATH = REVIEWS_PATH + "/{job_id}"
 HEALTH_PATH = "/healthz"
 METRICS_PATH = "/metrics"
 
@@ -55,6 +57,8 @@ class BatchCounts(BaseModel):
     completed: int
     insufficient_evidence: int
     budget_exhausted: int
+    needs_review: int = Field(0, description="Ended, waiting in the review queue.")
+    rejected: int = Field(0, description="Rejected by a reviewer.")
     failed: int
     cancelled: int
     invalid: int
@@ -132,6 +136,45 @@ class CancelOut(BaseModel):
 
     cancelled_jobs: int
     batch: BatchOut
+
+
+class ReviewItem(BaseModel):
+    """A job in the review queue: the ticket, its draft answer and evidence, and why it waits
+    (``reasons``: ``route:<route>``, ``contradictions``, ``low_confidence``)."""
+
+    job_id: str
+    batch_id: str | None = None
+    custom_id: str | None = None
+    status: str
+    question: str
+    route: str | None = None
+    reasons: list[str]
+    outcome: str = Field(description="The status the job would have ended with.")
+    draft_answer: str | None = None
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    contradictions: list[dict[str, Any]] = Field(default_factory=list)
+    evidence_doc_ids: list[str] = Field(default_factory=list)
+    queued_at: datetime
+    resolved: dict[str, Any] | None = Field(
+        None, description="decision, reviewer, at, note, once resolved.")
+
+
+class ReviewList(BaseModel):
+    """``GET /v1/review``: the caller's jobs waiting for a reviewer, oldest first."""
+
+    object: str = "list"
+    data: list[ReviewItem]
+
+
+class ReviewResolve(BaseModel):
+    """``POST /v1/review/{job_id}``: answer the ticket (``answer``) or reject the draft
+    (``reject: true``); ``reason`` (or ``note``) is kept with the resolution."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str | None = Field(None, description="The answer to send instead of the draft.")
+    reject: bool = False
+    reason: str | None = Field(None, description="Why (kept in the ledger and the result).")
 
 
 class ErrorBody(BaseModel):

@@ -104,6 +104,10 @@ class CostTotals(_Report):
         description="budget_exhausted jobs / finished jobs.")
     exhausted_dimensions: dict[str, int] = Field(
         description="How many jobs ran out of each dimension (from stop_reason).")
+    escalated_jobs: int = Field(
+        0, description="Jobs escalated to the review queue, waiting or resolved.")
+    escalation_rate: float | None = Field(
+        None, description="escalated jobs / finished jobs.")
     cost_per_completed_job: float | None = Field(description="cost_usd / completed jobs.")
     cost_per_job_mean: float | None = Field(description="cost_usd / jobs.")
 

@@ -33,6 +33,8 @@ class JobStatus(StrEnum):
     COMPLETED = "completed"
     INSUFFICIENT_EVIDENCE = "insufficient_evidence"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    NEEDS_REVIEW = "needs_review"
+    REJECTED = "rejected"
     FAILED = "failed"
     CANCELLED = "cancelled"
 
@@ -42,11 +44,26 @@ TERMINAL_JOB_STATUSES = frozenset(
         JobStatus.COMPLETED,
         JobStatus.INSUFFICIENT_EVIDENCE,
         JobStatus.BUDGET_EXHAUSTED,
+        JobStatus.NEEDS_REVIEW,
+        JobStatus.REJECTED,
         JobStatus.FAILED,
         JobStatus.CANCELLED,
     }
 )
-"""Statuses a job never leaves; a batch is finished when all its jobs reach one."""
+"""Statuses the flow never leaves; a batch is finished when all its jobs reach one. A
+``needs_review`` job has ended for its batch and its flow, but waits in the review queue: only a
+reviewer's resolution moves it on, to ``completed`` or ``rejected``."""
+
+REVIEWABLE_JOB_STATUSES = frozenset({JobStatus.COMPLETED, JobStatus.INSUFFICIENT_EVIDENCE})
+"""The endings escalation may turn into ``needs_review``: a job that answered, or said it could
+not. Out of budget, failed or cancelled jobs keep their status (it already says why)."""
+
+
+class ReviewDecision(StrEnum):
+    """How a reviewer resolved a job in the review queue."""
+
+    ANSWERED = "answered"
+    REJECTED = "rejected"
 
 
 class BudgetDimension(StrEnum):

@@ -140,3 +140,8 @@ class JobResult(BaseModel):
     usage: ResultUsage = Field(default_factory=ResultUsage)
     asks: list[AskResult] = Field(default_factory=list)
     error: dict[str, Any] | None = None
+    review: dict[str, Any] | None = Field(
+        None, description="Escalated jobs only: why (reasons) and the status it would have "
+        "ended with (outcome).")
+    reviewed: dict[str, Any] | None = Field(
+        None, description="Resolved reviews only: decision, reviewer, at, note, draft_answer.")

@@ -29,9 +29,13 @@ JOB_EVENT = {
     JobStatus.COMPLETED: "job.completed",
     JobStatus.INSUFFICIENT_EVIDENCE: "job.completed",
     JobStatus.BUDGET_EXHAUSTED: "job.completed",
+    JobStatus.NEEDS_REVIEW: "job.needs_review",
     JobStatus.FAILED: "job.failed",
     JobStatus.CANCELLED: "job.cancelled",
 }
+REVIEWED_EVENT = "job.reviewed"
+"""A reviewer resolved a job of the review queue; its ``data.status`` is the job's new status."""
+REVIEWED_STATUSES = frozenset({JobStatus.COMPLETED, JobStatus.REJECTED})
 BATCH_EVENT = {
     BatchStatus.COMPLETED: "batch.completed",
     BatchStatus.CANCELLED: "batch.cancelled",
@@ -39,8 +43,8 @@ BATCH_EVENT = {
 }
 
 
-EventType = Literal["job.completed", "job.failed", "job.cancelled", "batch.completed",
-                    "batch.cancelled", "batch.failed"]
+EventType = Literal["job.completed", "job.needs_review", "job.reviewed", "job.failed",
+                    "job.cancelled", "batch.completed", "batch.cancelled", "batch.failed"]
 
 
 class WebhookEventData(BaseModel):
@@ -73,6 +77,8 @@ class BatchEventCounts(BaseModel):
     completed: int = Field(ge=0)
     insufficient_evidence: int = Field(ge=0)
     budget_exhausted: int = Field(ge=0)
+    needs_review: int = Field(0, ge=0)
+    rejected: int = Field(0, ge=0)
     failed: int = Field(ge=0)
     cancelled: int = Field(ge=0)
     invalid: int = Field(ge=0)
@@ -100,7 +106,9 @@ class WebhookEvent(BaseModel):
 
     @model_validator(mode="after")
     def _type_matches_status(self) -> Self:
-        if isinstance(self.data, JobEventData):
+        if isinstance(self.data, JobEventData) and self.type == REVIEWED_EVENT:
+            expected = REVIEWED_EVENT if self.data.status in REVIEWED_STATUSES else None
+        elif isinstance(self.data, JobEventData):
             expected = JOB_EVENT.get(self.data.status)
         else:
             expected = BATCH_EVENT.get(self.data.status)
@@ -132,6 +140,17 @@ def job_event(*, job_id: str, batch_id: str | None, custom_id: str | None, statu
     data = JobEventData(job_id=job_id, batch_id=batch_id, custom_id=custom_id, status=status,
                         stop_reason=stop_reason, results_url=JOB_PATH.format(job_id=job_id))
     return WebhookEvent(type=JOB_EVENT[status], timestamp=at, data=data)
+
+
+def reviewed_event(*, job_id: str, batch_id: str | None, custom_id: str | None,
+                   status: JobStatus, stop_reason: str | None, at: datetime) -> WebhookEvent:
+    """The validated ``job.reviewed`` event of a job a reviewer resolved at ``at``: ``status``
+    is ``completed`` (answered) or ``rejected``. Raises ValueError for any other status."""
+    if status not in REVIEWED_STATUSES:
+        raise ValueError(f"a reviewed job is completed or rejected, not {status!r}")
+    data = JobEventData(job_id=job_id, batch_id=batch_id, custom_id=custom_id, status=status,
+                        stop_reason=stop_reason, results_url=JOB_PATH.format(job_id=job_id))
+    return WebhookEvent(type=REVIEWED_EVENT, timestamp=at, data=data)
 
 
 def batch_event(*, batch_id: str, status: BatchStatus, counts: BatchEventCounts,

@@ -15,6 +15,7 @@ from ragq.submission.batches import (
     submit_tickets,
     wait,
 )
+from ragq.submission.reviews import CLI_REVIEWER, resolution_of, resolve, review_queue
 from ragq.submission.tickets import (
     Limits,
     TicketError,
@@ -63,6 +64,11 @@ __all__ = [
     "wait",
     # cancelling
     "cancel",
+    # the review queue
+    "CLI_REVIEWER",
+    "resolution_of",
+    "resolve",
+    "review_queue",
     # parsing and limits
     "Limits",
     "TicketError",

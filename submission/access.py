@@ -16,10 +16,12 @@ from ragq.submission.tickets import TicketError
 
 @dataclass(frozen=True)
 class Caller:
-    """A tenant, and the ACL labels its jobs may read (None: no cap, the local CLI)."""
+    """A tenant, and the ACL labels its jobs may read (None: no cap, the local CLI);
+    ``name`` says who acts (an API key's id, ``cli``), for what the ledger records of them."""
 
     tenant: str
     acl_cap: tuple[str, ...] | None = None
+    name: str = "cli"
 
 
 def capped_acl(ticket: Ticket, caller: Caller, line: int) -> tuple[str, ...] | TicketError:

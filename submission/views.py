@@ -49,7 +49,8 @@ def _job(session: Session, job_id: str, caller: Caller | None) -> JobRow:
 def batch_view(batch: BatchRow, cost_usd: float | None = None) -> dict[str, Any]:
     """A batch as the front doors show it (status, counts, timestamps, cost so far)."""
     done = (batch.completed_count + batch.insufficient_evidence_count +
-            batch.budget_exhausted_count + batch.failed_count + batch.cancelled_count)
+            batch.budget_exhausted_count + batch.needs_review_count + batch.rejected_count +
+            batch.failed_count + batch.cancelled_count)
     return {
         "id": batch.id, "object": "batch", "status": str(batch.status),
         "collection": batch.collection, "input_file": batch.input_filename,
@@ -57,6 +58,8 @@ def batch_view(batch: BatchRow, cost_usd: float | None = None) -> dict[str, Any]
                    "completed": batch.completed_count,
                    "insufficient_evidence": batch.insufficient_evidence_count,
                    "budget_exhausted": batch.budget_exhausted_count,
+                   "needs_review": batch.needs_review_count,
+                   "rejected": batch.rejected_count,
                    "failed": batch.failed_count, "cancelled": batch.cancelled_count,
                    "invalid": batch.invalid_count},
         "cost_usd": cost_usd, "webhook_url": batch.webhook_url, "metadata": batch.meta,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from ragq.caches import EvidenceCache, PlanCache
     from ragq.orchestration.backoff import RetryPolicy
-    from ragq.orchestration.flow import FlowConfig
+    from ragq.orchestration.flow import FlowConfig, ReviewPolicy
     from ragq.providers.base import ModelProvider
     from ragq.schemas.embedder import Embedder
     from ragq.vectorstore.base import VectorStore
@@ -174,7 +174,16 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
         retrieval_call_usd=Decimal(str(prices.retrieval_call_usd)),
         rerank_call_usd=Decimal(str(prices.rerank_call_usd)),
         embedding_per_mtok_usd=Decimal(str(prices.embedding_per_mtok)),
-        count_tokens=count_tokens)
+        review=review_policy(settings), count_tokens=count_tokens)
+
+
+def review_policy(settings: Settings) -> ReviewPolicy:
+    """What sends a job to the review queue (``RAGQ_REVIEW_*``)."""
+    from ragq.orchestration.flow import ReviewPolicy
+
+    routes = frozenset(r for r in settings.review_routes.split(",") if r)
+    return ReviewPolicy(routes=routes, contradictions=settings.review_contradictions,
+                        min_confidence=settings.review_confidence_threshold)
 
 
 def build_token_counter(settings: Settings) -> Callable[[str], int]:

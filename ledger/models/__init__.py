@@ -13,11 +13,13 @@ from ragq.ledger.models.enums import (
     IngestStatus,
     JobStatus,
     ModelCallStatus,
+    ReviewDecision,
     SubQueryOrigin,
     SubQueryStatus,
 )
 from ragq.ledger.models.planning import AskRow, PlanRow, SubQueryRow, VerificationRow
 from ragq.ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
+from ragq.ledger.models.review import ReviewRow
 from ragq.ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
 from ragq.ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
 
@@ -46,6 +48,7 @@ __all__ = [
     # outcome
     "AnswerRow",
     "CitationRow",
+    "ReviewRow",
     "WebhookDeliveryRow",
     "WebhookEndpointRow",
     # corpus
@@ -59,6 +62,7 @@ __all__ = [
     "IngestStatus",
     "JobStatus",
     "ModelCallStatus",
+    "ReviewDecision",
     "SubQueryOrigin",
     "SubQueryStatus",
 ]

@@ -18,6 +18,7 @@ from ragq.schemas.statuses import (
     IngestStatus,
     JobStatus,
     ModelCallStatus,
+    ReviewDecision,
     SubQueryOrigin,
     SubQueryStatus,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "SubQueryStatus",
     "ModelCallStatus",
     "IngestStatus",
+    "ReviewDecision",
     "db_enum",
 ]
 

@@ -46,6 +46,8 @@ class BatchRow(Base):
     completed_count: Mapped[int] = mapped_column(Integer, default=0)
     insufficient_evidence_count: Mapped[int] = mapped_column(Integer, default=0)
     budget_exhausted_count: Mapped[int] = mapped_column(Integer, default=0)
+    needs_review_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    rejected_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     failed_count: Mapped[int] = mapped_column(Integer, default=0)
     cancelled_count: Mapped[int] = mapped_column(Integer, default=0)
     invalid_count: Mapped[int] = mapped_column(Integer, default=0)

@@ -21,6 +21,7 @@ from ragq.orchestration.flow.actions import (
     DropCachedEvidence,
     Enqueue,
     EnqueueLayer,
+    Escalation,
     FinishJob,
     FinishSubQuery,
     LookUpPlan,
@@ -65,6 +66,7 @@ from ragq.orchestration.flow.events import (
     SynthesizeDue,
     VerifyDue,
 )
+from ragq.orchestration.flow.review import ReviewPolicy, escalation_reasons
 from ragq.orchestration.flow.state import (
     AskState,
     BudgetState,
@@ -88,6 +90,9 @@ __all__ = [
     "RequestState",
     "SubQueryState",
     "VerificationState",
+    # escalation to a human
+    "ReviewPolicy",
+    "escalation_reasons",
     # events
     "CheckDue",
     "Event",
@@ -108,6 +113,7 @@ __all__ = [
     "LEDGER_WRITES",
     "Action",
     "Charge",
+    "Escalation",
     "FinishJob",
     "FinishSubQuery",
     "MarkInContext",

@@ -226,15 +226,25 @@ class RecordAnswer(Action):
 
 
 @dataclass(frozen=True)
+class Escalation:
+    """Why a job goes to the review queue, and the status it would have ended with."""
+
+    reasons: tuple[str, ...]
+    outcome: JobStatus
+
+
+@dataclass(frozen=True)
 class FinishJob(Action):
     """End the job, once: its status, why it stopped, and its result line built from the
     ledger. The job's (and, when it is the last, its batch's) webhook events are recorded in
-    the same transaction."""
+    the same transaction. ``review`` (with status ``needs_review``) puts it in the review
+    queue."""
 
     status: JobStatus
     stop_reason: str
     context_tokens: int = 0
     error: Mapping[str, Any] | None = None
+    review: Escalation | None = None
 
 
 LEDGER_WRITES: tuple[type[Action], ...] = (

@@ -15,6 +15,7 @@ from ragq.orchestration.flow.actions import (
     AnswerExtractively,
     CallRole,
     Charge,
+    Escalation,
     FinishJob,
     FinishSubQuery,
     MarkInContext,
@@ -26,6 +27,7 @@ from ragq.orchestration.flow.actions import (
 )
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, SynthesizeDue
+from ragq.orchestration.flow.review import escalation_reasons
 from ragq.orchestration.flow.state import JobState
 from ragq.schemas.flow import DraftAnswer, Evidence, Ranking, Strategy
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
@@ -134,7 +136,8 @@ def on_refused(state: JobState, event: Refused) -> list[Action]:
 def on_synthesizer(state: JobState, event: RoleAnswered) -> list[Action]:
     """Record the answer and which evidence reached it, and end the job: out of budget when
     any charge was refused, without enough evidence when the answer says so or nothing reached
-    the context, else completed."""
+    the context, else completed; ``needs_review`` instead when the review policy escalates it
+    (:func:`~ragq.orchestration.flow.review.escalation_reasons`)."""
     draft = event.value
     assert isinstance(draft, DraftAnswer)
     request = event.call.request
@@ -152,9 +155,20 @@ def on_synthesizer(state: JobState, event: RoleAnswered) -> list[Action]:
     else:
         status = JobStatus.COMPLETED
     tokens = int(event.call.context["context_tokens"])
+    review = escalation(state, draft, status)
+    end = (FinishJob(JobStatus.NEEDS_REVIEW, stop_reason, tokens, review=review) if review
+           else FinishJob(status, stop_reason, tokens))
     return [*settle(event), MarkInContext(tuple(by_chunk.values())),
-            RecordAnswer(draft, by_chunk), FinishJob(status, stop_reason, tokens),
-            SendWebhooks()]
+            RecordAnswer(draft, by_chunk), end, SendWebhooks()]
+
+
+def escalation(state: JobState, draft: DraftAnswer, outcome: JobStatus) -> Escalation | None:
+    """The job's escalation to the review queue under its policy, None when it needs none."""
+    reasons = escalation_reasons(
+        policy=state.config.review, outcome=outcome, route=state.route, draft=draft,
+        tiers={e.item.chunk_id: e.item.authority_tier for e in state.evidence},
+        confidences=[v.confidence for v in state.verifications])
+    return Escalation(reasons, outcome) if reasons else None
 
 
 def on_step_failed(state: JobState, event: StepFailed) -> list[Action]:

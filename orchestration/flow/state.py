@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.flow.review import ReviewPolicy
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, Strategy
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
@@ -48,6 +49,7 @@ class FlowConfig:
     retrieval_call_usd: Decimal = Decimal(0)
     rerank_call_usd: Decimal = Decimal(0)
     embedding_per_mtok_usd: Decimal = Decimal(0)
+    review: ReviewPolicy = field(default_factory=ReviewPolicy)
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
 
 

@@ -83,3 +83,17 @@ def test_a_result_without_usage_counts_as_free_and_unrouted() -> None:
     row = _agentic_row(question, {"custom_id": "q1", "status": "failed"})
     assert (row["status"], row["tokens"], row["cost_usd"], row["route"]) == (
         "failed", 0, 0.0, "none")
+
+
+def test_the_escalation_rate_counts_jobs_that_went_to_review_resolved_or_not() -> None:
+    question = EvalQuestion(custom_id="q1", question="?", gold_doc_ids=["d1"])
+    base = {"custom_id": "q1", "route": "escalate", "evidence_doc_ids": ["d1"],
+            "context_doc_ids": ["d1"], "usage": {}}
+    waiting = {**base, "status": "needs_review",
+               "review": {"reasons": ["route:escalate"], "outcome": "completed"}}
+    resolved = {**waiting, "status": "completed", "reviewed": {"decision": "answered"}}
+    plain = {**base, "status": "completed"}
+    rows = [_agentic_row(question, r) for r in (waiting, resolved, plain, plain)]
+    assert [r["escalated"] for r in rows] == [True, True, False, False]
+    assert summarize(rows)["escalation_rate"] == 0.5
+    assert summarize([_row(found=["d1"], cost=0)])["escalation_rate"] == 0.0

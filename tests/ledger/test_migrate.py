@@ -174,3 +174,34 @@ def test_concurrent_upgrades_from_separate_processes(
     assert is_up_to_date(ledger_url)
     assert _tables(ledger_url) == set(Base.metadata.tables) | {"alembic_version"}
     assert _diff(ledger_url, Base.metadata) == []
+
+
+def test_review_statuses_arrive_with_0005_and_leave_with_its_downgrade(ledger_url: str) -> None:
+    """0005 replaces the job_status CHECK constraint: a job may then wait for review; jobs
+    recorded before it keep their status, and a downgrade returns waiting jobs to completed."""
+    upgrade(ledger_url, "0004")
+    engine = make_engine(ledger_url, sqlite_foreign_keys=False)
+    insert = sa.text("INSERT INTO jobs (id, tenant, collection, question, acl, status, metadata,"
+                     " created_at) VALUES (:id, 't', 'c', 'q', '[]', :status, '{}',"
+                     " CURRENT_TIMESTAMP)")
+    set_status = sa.text("UPDATE jobs SET status = :status WHERE id = 'job_old'")
+    try:
+        with engine.begin() as connection:
+            connection.execute(insert, {"id": "job_old", "status": "completed"})
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.execute(set_status, {"status": "needs_review"})
+        upgrade(ledger_url)
+        with engine.begin() as connection:
+            connection.execute(set_status, {"status": "needs_review"})
+            connection.execute(insert, {"id": "job_new", "status": "rejected"})
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.execute(set_status, {"status": "bogus"})
+        with engine.begin() as connection:
+            config = alembic_config(ledger_url)
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0004")
+        with engine.connect() as connection:
+            statuses = dict(connection.execute(sa.text("SELECT id, status FROM jobs")).all())
+        assert statuses == {"job_old": "completed", "job_new": "completed"}
+    finally:
+        engine.dispose()

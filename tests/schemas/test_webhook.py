@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus, JobStatus
+from ragq.schemas.statuses import BatchStatus, JobStatus
 from ragq.schemas.webhook import (
     BATCH_EVENT,
     JOB_EVENT,
@@ -21,6 +21,7 @@ from ragq.schemas.webhook import (
     event_id,
     job_event,
     render_body,
+    reviewed_event,
 )
 
 BASE = "https://ragq.example/"
@@ -28,8 +29,8 @@ ids = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size
 maybe = st.none() | ids
 moments = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1),
                        timezones=st.just(UTC))
-COUNT_KEYS = ["total", "completed", "insufficient_evidence", "budget_exhausted", "failed",
-              "cancelled", "invalid"]
+COUNT_KEYS = ["total", "completed", "insufficient_evidence", "budget_exhausted", "needs_review",
+              "rejected", "failed", "cancelled", "invalid"]
 counts = st.fixed_dictionaries({k: st.integers(0, 10**9) for k in COUNT_KEYS})
 
 
@@ -52,7 +53,7 @@ def legacy_batch_payload(batch_id: str, status: BatchStatus, counts: dict[str, i
     return {"type": BATCH_EVENT[status], "timestamp": now.isoformat(), "data": data}
 
 
-@given(ids, maybe, maybe, st.sampled_from(sorted(TERMINAL_JOB_STATUSES)), maybe, moments)
+@given(ids, maybe, maybe, st.sampled_from(sorted(JOB_EVENT)), maybe, moments)
 def test_a_job_event_is_sent_as_the_same_bytes_as_before(job_id, batch_id, custom_id, status,
                                                          stop_reason, now):
     event = job_event(job_id=job_id, batch_id=batch_id, custom_id=custom_id, status=status,
@@ -118,3 +119,33 @@ def test_the_timestamp_keeps_its_offset_as_given():
     event = batch_event(batch_id="bat_1", status=BatchStatus.COMPLETED, counts=ZERO,
                         at=datetime(2024, 5, 1, 14, tzinfo=plus_two))
     assert event.model_dump(mode="json")["timestamp"] == "2024-05-01T14:00:00+02:00"
+
+
+def test_a_job_entering_review_is_its_own_event():
+    event = job_event(job_id="job_1", batch_id="bat_1", custom_id="t1",
+                      status=JobStatus.NEEDS_REVIEW, stop_reason="sufficient", at=NOW)
+    assert event.type == "job.needs_review"
+    assert event.webhook_id == event_id("job.needs_review", "job_1")
+
+
+@pytest.mark.parametrize("status", [JobStatus.COMPLETED, JobStatus.REJECTED])
+def test_a_resolution_is_job_reviewed_with_the_new_status(status: JobStatus):
+    event = reviewed_event(job_id="job_1", batch_id=None, custom_id=None, status=status,
+                           stop_reason=None, at=NOW)
+    stored = event.model_dump(mode="json")
+    assert (stored["type"], stored["data"]["status"]) == ("job.reviewed", str(status))
+    assert WebhookEvent.model_validate(stored) == event
+    # distinct from the job's other events: a receiver deduplicating on webhook-id keeps both
+    assert event.webhook_id not in {event_id("job.completed", "job_1"),
+                                    event_id("job.needs_review", "job_1")}
+
+
+def test_a_reviewed_event_of_a_job_still_waiting_is_refused():
+    with pytest.raises(ValueError, match="completed or rejected"):
+        reviewed_event(job_id="job_1", batch_id=None, custom_id=None,
+                       status=JobStatus.NEEDS_REVIEW, stop_reason=None, at=NOW)
+    good = reviewed_event(job_id="job_1", batch_id=None, custom_id=None,
+                          status=JobStatus.REJECTED, stop_reason=None,
+                          at=NOW).model_dump(mode="json")
+    with pytest.raises(ValidationError):
+        WebhookEvent.model_validate({**good, "data": {**good["data"], "status": "failed"}})

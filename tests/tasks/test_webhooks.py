@@ -153,3 +153,45 @@ def test_an_attempt_whose_sender_died_is_taken_over_after_its_lease(engine, cfg,
     assert step is not None and step.step is NextStep.DELIVERED
     assert [(r.attempt, r.status_code) for r in attempts(engine, webhook_id)] == [(1, 200)]
     assert len(loopback.requests) == 1
+
+
+def test_review_events_go_signed_to_the_batch_webhook(engine, cfg, loopback):
+    """A batch ticket without a webhook of its own: its job.needs_review and job.reviewed go to
+    the batch's URL, signed with the batch endpoint's secret."""
+    from ragq.errors import WebhookSignatureError
+    from ragq.ledger import Resolution, resolve_review
+    from ragq.ledger.reviews import queue_review
+    from ragq.schemas.statuses import ReviewDecision
+
+    loopback.route("POST", "/hook", lambda r: Reply(204, b""))
+    batch_id, jobs, secret = batch_with_jobs(engine, f"{loopback.base_url}/hook", n=1)
+    with session_scope(engine) as session:
+        finish_job(session, job_id=jobs[0], status=JobStatus.NEEDS_REVIEW,
+                   result={"status": "needs_review", "answer": "draft"})
+        queue_review(session, job_id=jobs[0], tenant="t", reasons=["low_confidence"],
+                     outcome=JobStatus.COMPLETED)
+    with session_scope(engine) as session:
+        resolve_review(session, job_id=jobs[0], resolution=Resolution(
+            ReviewDecision.REJECTED, "key_1", note="wrong product"))
+    sender = HttpxWebhookSender(timeout_s=5)
+    for webhook_id in pending(engine, jobs, batch_id):
+        assert deliver(engine, sender, cfg, webhook_id=webhook_id, attempt=1).step \
+            is NextStep.DELIVERED
+    received = {}
+    for request in loopback.requests:
+        verify_signature(secret, msg_id=request.headers["webhook-id"],
+                         timestamp=request.headers["webhook-timestamp"], body=request.body,
+                         signature=request.headers["webhook-signature"])
+        body = json.loads(request.body)
+        received[body["type"]] = body["data"]
+    assert set(received) == {"job.needs_review", "job.reviewed", "batch.completed"}
+    assert received["job.needs_review"]["status"] == "needs_review"
+    assert received["job.reviewed"]["status"] == "rejected"
+    # the batch ended with the job's entry in the queue: its counts say so
+    assert received["batch.completed"]["counts"]["needs_review"] == 1
+    tampered = next(r for r in loopback.requests if b"job.needs_review" in r.body)
+    with pytest.raises(WebhookSignatureError):
+        verify_signature(secret, msg_id=tampered.headers["webhook-id"],
+                         timestamp=tampered.headers["webhook-timestamp"],
+                         body=tampered.body.replace(b"needs_review", b"completed___"),
+                         signature=tampered.headers["webhook-signature"])
