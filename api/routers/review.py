@@ -21,7 +21,8 @@ from ragq.schemas.api import (
 )
 
 router = APIRouter(tags=["review"],
-                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut}})
+                   responses={401: {"model": ErrorOut}, 404: {"model": ErrorOut},
+                              422: {"model": ErrorOut}})
 
 
 @router.get(REVIEWS_PATH, response_model=ReviewList)
