@@ -122,8 +122,8 @@ class SeededProvider:
                                for c in chosen]), usage
 
     def synthesize(self, question: str, context: Sequence[Evidence], *, strategy: str,
-                   findings: Sequence[str], asks: Sequence[str] = ()
-                   ) -> tuple[DraftAnswer, Usage]:
+                   findings: Sequence[str], asks: Sequence[str] = (),
+                   chain_ends: Sequence[str] = ()) -> tuple[DraftAnswer, Usage]:
         usage = self._usage("synthesizer")
         answers = [AskAnswer(index=i, answer=self._text(4),
                              citations=[Citation(doc_id=c.doc_id, chunk_id=c.chunk_id)

@@ -147,8 +147,8 @@ def _within_budget(job: Any) -> None:
 
 
 def _spend_is_booked(job: Any) -> None:
-    tokens = sum(prompt + completion for _, prompt, completion, _ in job.model_calls.values())
-    cost = sum(Decimal(str(c)) for *_, c in job.model_calls.values())
+    tokens = sum(call[1] + call[2] for call in job.model_calls.values())
+    cost = sum(Decimal(str(call[3])) for call in job.model_calls.values())
     assert job.budget.used[BudgetDimension.LLM_TOKENS] >= tokens
     assert Decimal(job.budget.used[BudgetDimension.COST_USD]) >= cost
 
