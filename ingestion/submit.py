@@ -12,7 +12,7 @@ from celery import chord
 
 from ragq.errors import InputError, StackError
 from ragq.ingestion.sources import BadLine, read_documents
-from ragq.ledger import add_ingest_counts, create_ingest_run, session_scope
+from ragq.ledger import add_ingest_counts, create_ingest_run, register_source, session_scope
 from ragq.schemas.document import Document
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
@@ -49,9 +49,11 @@ def _batches(docs: Sequence[Document], size: int) -> list[list[Document]]:
 
 def ingest_path(
     settings: Settings, path: Path, *, collection: str, on_progress: Progress | None = None,
-    timeout_s: float = 3600.0,
+    timeout_s: float = 3600.0, description: str | None = None,
 ) -> IngestReport:
-    """Ingest ``path`` into ``collection`` through the workers and wait for the end.
+    """Ingest ``path`` into ``collection`` through the workers and wait for the end. The
+    collection is registered as a source of the settings' tenant; ``description`` (when given)
+    sets what the source router reads about it.
 
     Raises StackError when no worker finishes the run within ``timeout_s``.
     """
@@ -64,6 +66,8 @@ def ingest_path(
             session, collection=collection, source_path=str(path), documents_total=len(docs)
         ).id
         add_ingest_counts(session, run_id=run_id, bad_lines=len(bad))
+        register_source(session, tenant=settings.tenant, name=collection,
+                        description=description)
     report = IngestReport(run_id, collection, len(docs), bad)
     if not docs:
         return report

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ragq.schemas.ticket import Budget
+from ragq.schemas.ticket import Budget, SourceSelection, check_source_names
 
 # The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
 # them and webhook payloads point at them (``JOB_PATH.format(job_id=...)``), so they cannot drift.
@@ -22,6 +22,7 @@ JOBS_PATH = "/v1/jobs"
 JOB_PATH = JOBS_PATH + "/{job_id}"
 JOB_EVIDENCE_PATH = JOB_PATH + "/evidence"
 JOB_LEDGER_PATH = JOB_PATH + "/ledger"
+SOURCES_PATH = "/v1/sources"
 HEALTH_PATH = "/healthz"
 METRICS_PATH = "/metrics"
 
@@ -34,9 +35,31 @@ class BatchCreate(BaseModel):
     tickets: list[dict[str, Any]] = Field(
         description="Tickets in the SPEC ticket format; a malformed one fails alone, by index.")
     collection: str | None = None
+    sources: SourceSelection | None = Field(
+        None, description='Restrict every ticket to these sources, or "all" of the tenant\'s.')
     webhook_url: str | None = Field(None, max_length=2048)
     budget: Budget | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("sources")
+    @classmethod
+    def _source_names(cls, value: SourceSelection | None) -> SourceSelection | None:
+        return check_source_names(value)
+
+
+class SourceOut(BaseModel):
+    """A source: a collection, what it holds in words, its documents, and how often its chunks
+    reached an answer (the source router's prior)."""
+
+    name: str
+    description: str
+    documents: int
+    hits: int
+
+
+class SourceList(BaseModel):
+    object: str = "list"
+    data: list[SourceOut]
 
 
 class BatchCounts(BaseModel):
@@ -90,6 +113,7 @@ class JobCreate(BaseModel):
     collection: str | None = None
     budget: Budget | None = None
     route: str | None = None
+    sources: SourceSelection | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -10,6 +10,21 @@ from ragq.schemas.document import require_acl_labels
 
 MAX_QUESTION_CHARS = 4000
 ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
+ALL_SOURCES = "all"
+# Which sources (collections) a job may search: names, or every source of the tenant.
+SourceSelection = tuple[str, ...] | Literal["all"]
+
+
+def check_source_names(value: SourceSelection | None) -> SourceSelection | None:
+    """A selection of sources: ``"all"``, or one or more distinct, non-blank names."""
+    if value is None or value == ALL_SOURCES:
+        return value
+    names = tuple(v.strip() for v in value)
+    if not names or any(not n for n in names):
+        raise ValueError('sources must be "all" or a list of one or more source names')
+    if len(set(names)) != len(names):
+        raise ValueError(f"sources names a source twice: {list(names)}")
+    return names
 
 
 class Budget(BaseModel):
@@ -48,6 +63,9 @@ class Ticket(BaseModel):
     acl: tuple[str, ...] = ("public",)
     budget: Budget | None = None
     route: str | None = None
+    sources: SourceSelection | None = Field(
+        None, description='The sources (collections) this job may search, or "all" of the '
+                          "tenant's; default: the batch's collection alone.")
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048,
                                     description="Where to POST job.* events of this ticket.")
@@ -67,6 +85,11 @@ class Ticket(BaseModel):
     def _acl_labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return require_acl_labels(value)
 
+    @field_validator("sources")
+    @classmethod
+    def _source_names(cls, value: SourceSelection | None) -> SourceSelection | None:
+        return check_source_names(value)
+
     @field_validator("route")
     @classmethod
     def _known_route(cls, value: str | None) -> str | None:
@@ -79,6 +102,7 @@ class ResultCitation(BaseModel):
     doc_id: str
     chunk_id: str
     quote: str | None = None
+    source: str | None = None  # the collection the cited chunk was found in
 
 
 class ResultUsage(BaseModel):

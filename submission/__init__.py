@@ -31,6 +31,7 @@ from ragq.submission.views import (
     job_view,
     list_batch_views,
     results,
+    source_list,
     trail,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "job_view",
     "list_batch_views",
     "results",
+    "source_list",
     "trail",
     "wait",
     # cancelling
