@@ -52,9 +52,10 @@ def list_sources(session: Session, *, tenant: str) -> list[SourceView]:
     rows = session.scalars(select(SourceRow).where(SourceRow.tenant == tenant)
                            .order_by(SourceRow.name)).all()
     names = [r.name for r in rows]
-    docs = dict(session.execute(
+    counted = session.execute(
         select(DocumentRow.collection, func.count()).where(DocumentRow.collection.in_(names))
-        .group_by(DocumentRow.collection)).tuples().all())
+        .group_by(DocumentRow.collection))
+    docs = {collection: count for collection, count in counted}
     hits = source_hits(session, tenant=tenant, names=names)
     return [SourceView(r.name, r.description, docs.get(r.name, 0), hits.get(r.name, 0))
             for r in rows]
@@ -64,12 +65,13 @@ def source_hits(session: Session, *, tenant: str, names: Sequence[str]) -> dict[
     """{source: evidence rows of the tenant's jobs from it that reached an answer}."""
     if not names:
         return {}
-    return dict(session.execute(
+    rows = session.execute(
         select(EvidenceItemRow.source, func.count())
         .join(JobRow, JobRow.id == EvidenceItemRow.job_id)
         .where(JobRow.tenant == tenant, EvidenceItemRow.in_context.is_(True),
                EvidenceItemRow.source.in_(names))
-        .group_by(EvidenceItemRow.source)).tuples().all())
+        .group_by(EvidenceItemRow.source))
+    return {source: count for source, count in rows if source}
 
 
 def source_descriptions(session: Session, *, tenant: str, names: Sequence[str]
@@ -77,5 +79,6 @@ def source_descriptions(session: Session, *, tenant: str, names: Sequence[str]
     """{source: description} of the tenant's sources among ``names``."""
     if not names:
         return {}
-    return dict(session.execute(select(SourceRow.name, SourceRow.description).where(
-        SourceRow.tenant == tenant, SourceRow.name.in_(names))).tuples().all())
+    rows = session.execute(select(SourceRow.name, SourceRow.description).where(
+        SourceRow.tenant == tenant, SourceRow.name.in_(names)))
+    return {name: description for name, description in rows}

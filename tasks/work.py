@@ -181,7 +181,8 @@ def probe(action: Probe, state: JobState, ledger: FlowLedger, adapters: Adapters
 
 def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
     """Each collection's best ``top_k`` for the ACL, several collections in parallel; the
-    hits of all, best first, each naming the collection it came from."""
+    hits of all, best first, each naming the collection it came from (a chunk id found in
+    two collections is kept once, its better hit: a request holds each chunk once)."""
     started = time.perf_counter()
     collections = action.collections or (state.collection,)
 
@@ -194,10 +195,17 @@ def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapte
         hits = one(collections[0])
     else:
         with ThreadPoolExecutor(max_workers=len(collections)) as pool:
-            hits = [h for found in pool.map(one, collections) for h in found]
-        hits.sort(key=lambda h: -h.score)
+            hits = _best_once([h for found in pool.map(one, collections) for h in found])
     return Searched(action.request, action.query, tuple(hits),
                     int((time.perf_counter() - started) * 1000))
+
+
+def _best_once(hits: Sequence[CachedHit]) -> list[CachedHit]:
+    """``hits`` best first, each chunk id once (its best hit)."""
+    best: dict[str, CachedHit] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        best.setdefault(hit.chunk_id, hit)
+    return list(best.values())
 
 
 def hit_of(hit: Hit, source: str = "") -> CachedHit:
