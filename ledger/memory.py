@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -372,12 +373,14 @@ def _copy(job: MemoryJob) -> MemoryJob:
 def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
     used = job.budget.used if job.budget else {}
     searched = [r for r in job.requests.values() if r.searched]
+    by_source = Counter(s for r in searched for s in (r.sources or (job.collection,)))
     draft = job.answer.draft if job.answer else None
     usage = ResultUsage(
         steps=int(used.get(BudgetDimension.STEPS, 0)), llm_calls=len(job.model_calls),
         prompt_tokens=sum(call[1] for call in job.model_calls.values()),
         completion_tokens=sum(call[2] for call in job.model_calls.values()),
-        retrieval_calls=sum(len(r.sources) or 1 for r in searched),
+        retrieval_calls=sum(by_source.values()),
+        retrieval_calls_by_source=dict(sorted(by_source.items())),
         unique_queries=len({r.key for r in searched}),
         rerank_calls=int(used.get(BudgetDimension.RERANK_CALLS, 0)),
         context_tokens=action.context_tokens,

@@ -3,6 +3,7 @@ what the ledger can justify."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,8 +42,10 @@ def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: i
         .where(RetrievalRequestRow.job_id == job.id, RetrievalRequestRow.dedup_of.is_(None),
                RetrievalRequestRow.cache_hit.is_(False))
     ).all()
-    retrievals = (sum(len((f or {}).get("sources") or ()) or 1 for _, f in searched),
-                  len({key for key, _ in searched}))
+    by_source: Counter[str] = Counter()
+    for _, filters in searched:
+        by_source.update((filters or {}).get("sources") or [job.collection])
+    retrievals = (sum(by_source.values()), len({key for key, _ in searched}))
     budget = session.get(JobBudgetRow, job.id, populate_existing=True)
     end = job.finished_at or utcnow()
     return ResultUsage(
@@ -50,6 +53,7 @@ def _usage(session: Session, job: JobRow, context_tokens: int, context_chunks: i
         llm_calls=int(calls[0]),
         prompt_tokens=int(calls[1]), completion_tokens=int(calls[2]),
         retrieval_calls=int(retrievals[0]), unique_queries=int(retrievals[1]),
+        retrieval_calls_by_source=dict(sorted(by_source.items())),
         rerank_calls=budget.used_rerank_calls if budget else 0,
         context_tokens=context_tokens, context_chunks=context_chunks,
         # What the budget was charged: model calls and priced retrieval/rerank calls.

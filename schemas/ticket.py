@@ -111,6 +111,7 @@ class ResultUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retrieval_calls: int = 0
+    retrieval_calls_by_source: dict[str, int] = Field(default_factory=dict)
     unique_queries: int = 0
     rerank_calls: int = 0
     context_tokens: int = 0

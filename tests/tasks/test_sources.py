@@ -138,6 +138,10 @@ def test_a_search_of_two_sources_is_charged_as_two_retrieval_calls(kb):
     assert job.budget is not None
     assert job.budget.used[_dimension("retrieval_calls")] == calls
     assert job.result is not None and job.result["usage"]["retrieval_calls"] == calls
+    by_source = job.result["usage"]["retrieval_calls_by_source"]
+    assert by_source == {name: sum(name in r.sources for r in searched)
+                         for name in (API, BILLING)}
+    assert by_source[API] >= 1 and by_source[BILLING] >= 1
 
 
 def test_a_job_restricted_to_one_source_never_searches_the_other(kb):
