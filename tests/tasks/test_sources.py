@@ -12,7 +12,18 @@ from typing import Any
 import pytest
 
 from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.ledger import (
+    get_job,
+    job_ledger,
+    list_sources,
+    make_engine,
+    register_source,
+    session_scope,
+    upgrade,
+)
+from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
+from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.flow import FlowConfig
 from ragq.providers.offline import OfflineProvider
@@ -182,3 +193,33 @@ def _dimension(name: str) -> Any:
     from ragq.schemas.statuses import BudgetDimension
 
     return BudgetDimension(name)
+
+
+def test_the_sql_ledger_shows_where_each_sub_query_went(kb, tmp_path):
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    upgrade(url)
+    ledger = SqlFlowLedger(make_engine(url))
+    with session_scope(ledger.engine) as session:
+        for name, description in DESCRIPTIONS.items():
+            register_source(session, tenant="t", name=name, description=description)
+        job_id = add_job(session, batch_id=None, custom_id="q", position=None, tenant="t",
+                         collection=BILLING, question=QUESTION, acl=["public"],
+                         metadata={"sources": [BILLING, API]}).id
+    runner = Runner(ledger, InlineAdapters(OfflineProvider(kb.embedder), kb.embedder,
+                                           kb.vectors), FlowConfig())
+    InlineDispatcher(runner).run(job_id)
+    with session_scope(ledger.engine, readonly=True) as session:
+        report = job_ledger(session, job_id)
+        result = get_job(session, job_id=job_id).result
+        listed = {s.name: s for s in list_sources(session, tenant="t")}
+    assert result is not None and result["status"] == "completed"
+    routes = {r.text: r for r in report.source_routes}
+    refund = next(r for t, r in routes.items() if "refund" in t and "rate" not in t)
+    rate = next(r for t, r in routes.items() if "rate limit" in t and "refund" not in t)
+    assert refund.sources == [BILLING] and rate.sources == [API]
+    assert set(rate.scores) == {BILLING, API} and rate.by == "offline" and rate.reason
+    assert {(c["doc_id"], c["source"]) for c in result["citations"]} >= {
+        ("refunds", BILLING), ("search-endpoint", API)}
+    # what reached the answer is each source's prior for the next job
+    assert listed[BILLING].hits > 0 and listed[API].hits > 0
+    assert listed[API].description == DESCRIPTIONS[API]
