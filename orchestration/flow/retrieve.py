@@ -123,7 +123,8 @@ def on_source_router(state: JobState, event: RoleAnswered) -> list[Action]:
     sq = state.sub_query(due.round, due.index)
     query = due.text or query_text(state, sq)
     choice = accept_choice(proposed, query, state.sources)
-    req = _Request(state, due, sources=tuple(choice.sources))
+    # A redelivered step searches where the first delivery's recorded choice sent it.
+    req = _Request(state, due, sources=sq.sources or tuple(choice.sources))
     return [*settle(event), RecordSourceRoute(sq.id, choice, event.provider),
             *_retrieve(state, req)]
 

@@ -175,3 +175,15 @@ def test_a_job_of_one_collection_never_asks_the_source_router():
     assert not any(isinstance(a, CallRole) for a in actions)
     probe = actions[-1]
     assert isinstance(probe, Probe) and probe.cache == "billing-policy"
+
+
+def test_a_redelivered_answer_searches_where_the_recorded_choice_sent_it():
+    ask = decide(_state(), RetrieveDue(0, 0))[-1]
+    assert isinstance(ask, CallRole)
+    routed = SubQueryState(id="sq1", round=0, index=0, text="What is the rate limit?",
+                           sources=("api-reference",))
+    other = SourceChoice(sources=["billing-policy"], reason="a different answer this time")
+    actions = decide(_state(sub_queries=(routed,)),
+                     RoleAnswered(ask, other, Usage(model="m"), "openai"))
+    probe = actions[-1]
+    assert isinstance(probe, Probe) and probe.cache == "api-reference"
