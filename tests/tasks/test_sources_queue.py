@@ -3,6 +3,10 @@ descriptions, a batch over all of them answered from both, a batch restricted to
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import uuid
 
 from sqlalchemy import select
@@ -18,16 +22,28 @@ from tests.tasks.test_sources import CORPUS, DESCRIPTIONS, QUESTION
 BILLING, API = "billing-policy", "api-reference"
 
 
+def ragq(*args: str) -> str:
+    """Run the `ragq` command against the running stack (its settings are in the
+    environment); its stdout."""
+    proc = subprocess.run([sys.executable, "-m", "ragq.cli", *args], env=dict(os.environ),
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def test_a_batch_over_two_sources_is_answered_from_both(stack, tmp_path):
     tag = uuid.uuid4().hex[:6]  # sources of this test only, however often the stack is reused
     names = {BILLING: f"{BILLING}-{tag}", API: f"{API}-{tag}"}
-    for source, docs in CORPUS.items():
-        ingest_path(stack.settings, write_jsonl(tmp_path / f"{source}.jsonl", docs),
-                    collection=names[source], description=DESCRIPTIONS[source])
-    listed = {s["name"]: s for s in source_list(stack.settings,
-                                                caller=caller_of(stack.settings))}
+    ingest_path(stack.settings, write_jsonl(tmp_path / "billing.jsonl", CORPUS[BILLING]),
+                collection=names[BILLING], description=DESCRIPTIONS[BILLING])
+    # as a user registers one: `ragq ingest … --source-description`, then `ragq sources list`
+    ragq("ingest", str(write_jsonl(tmp_path / "api.jsonl", CORPUS[API])),
+         "--collection", names[API], "--source-description", DESCRIPTIONS[API], "--json")
+    listed = {s["name"]: s for s in json.loads(ragq("sources", "list", "--json"))["data"]}
     assert listed[names[API]]["description"] == DESCRIPTIONS[API]
     assert listed[names[API]]["documents"] == 2
+    assert listed == {s["name"]: s for s in source_list(stack.settings,
+                                                        caller=caller_of(stack.settings))}
 
     tickets = write_jsonl(tmp_path / "t.jsonl", [
         {"custom_id": "both", "question": QUESTION,
