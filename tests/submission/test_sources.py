@@ -14,7 +14,13 @@ from pydantic import ValidationError
 from ragq import submission
 from ragq.api import create_api
 from ragq.errors import InputError
-from ragq.ledger import create_api_key, get_job, register_source, session_scope
+from ragq.ledger import (
+    batch_jobs,
+    create_api_key,
+    get_job,
+    register_source,
+    session_scope,
+)
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
 from ragq.submission import BatchOptions
@@ -105,3 +111,24 @@ def test_get_sources_lists_the_callers_tenants_sources(settings):
         assert answer.status_code == 200, answer.text
         assert [s["name"] for s in answer.json()["data"]] == ["their-docs"]
         assert client.get("/v1/sources").status_code == 401
+
+
+def test_the_http_api_takes_a_batchs_sources_as_json_or_as_an_upload_field(settings):
+    with session_scope(resources_for(settings).engine) as session:
+        _, key = create_api_key(session, tenant=settings.tenant, acl=["public"])
+    auth = {"Authorization": f"Bearer {key}"}
+    ticket = {"custom_id": "a", "question": "q?"}
+    with TestClient(create_api(settings)) as client:
+        made = client.post("/v1/batches", headers=auth,
+                           json={"tickets": [ticket], "sources": [API]})
+        assert made.status_code == 201, made.text
+        uploaded = client.post("/v1/batches?sources=all", headers={
+            **auth, "content-type": "application/jsonl"}, content=json.dumps(ticket) + "\n")
+        assert uploaded.status_code == 201, uploaded.text
+        refused = client.post("/v1/batches", headers=auth,
+                              json={"tickets": [ticket], "sources": ["nowhere"]})
+        assert refused.status_code == 422 and "nowhere" in refused.text
+    with session_scope(resources_for(settings).engine) as session:
+        job_ids = [j.id for batch in (made, uploaded)
+                   for j in batch_jobs(session, batch_id=batch.json()["id"])]
+    assert _jobs(settings, job_ids) == [(API, [API]), (API, [API, BILLING])]
