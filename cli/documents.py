@@ -18,14 +18,15 @@ from ragq.settings import Settings
 SEARCH = Task.SEARCH
 
 
-def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool) -> None:
+def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool,
+           description: str | None = None) -> None:
     """Ingest ``path``; progress (on stderr) starts with the first finished batch, so a bad
     path or a stopped stack prints its error alone."""
     from ragq.ingestion.submit import ingest_path
 
     with StageProgress(err_console, disable=as_json) as progress:
         report = ingest_path(settings, path, collection=collection,
-                             on_progress=progress.stage("ingesting"))
+                             on_progress=progress.stage("ingesting"), description=description)
     summarize(report, settings, collection=collection, as_json=as_json)
     if report.error:
         fail(f"nothing ingested: {report.error} (run {report.run_id} ended as failed)")
@@ -76,4 +77,18 @@ def search(settings: Settings, query: str, *, collection: str, top_k: int,
         text = str(hit.get("text", ""))
         table.add_row(str(rank), f"{hit['score']:.3f}", str(hit["doc_id"]), str(hit.get("title")),
                       text[:120] + ("…" if len(text) > 120 else ""))
+    console.print(table)
+
+
+def sources(settings: Settings, *, as_json: bool) -> None:
+    """The tenant's sources: name, description, documents, past hits."""
+    from ragq import submission
+
+    listed = submission.source_list(settings, caller=submission.caller_of(settings))
+    if as_json:
+        emit_json({"object": "list", "data": listed})
+        return
+    table = Table("source", "documents", "hits", "description")
+    for s in listed:
+        table.add_row(s["name"], str(s["documents"]), str(s["hits"]), s["description"] or "–")
     console.print(table)

@@ -104,16 +104,33 @@ def _tables(report: dict[str, Any], title: str, columns: list[Column], width: in
             enumerate(parts, start=1)]
 
 
+def source_table(report: dict[str, Any]) -> Table:
+    """Retrieval calls per source and flow: how many, by how many questions, per question."""
+    table = Table(title="retrieval calls per source", box=box.SIMPLE_HEAD,
+                  collapse_padding=True, pad_edge=False)
+    for header in ("flow", "source"):
+        table.add_column(header, no_wrap=True)
+    for header in ("calls", "questions", "calls/q"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for flow in ("agentic", "baseline"):
+        for name, figures in (report.get("sources") or {}).get(flow, {}).items():
+            table.add_row(flow, name, f"{figures['calls']:.0f}", f"{figures['questions']:.0f}",
+                          f"{figures['calls_per_question']:.2f}")
+    return table
+
+
 def tables(report: dict[str, Any], width: int = TABLE_WIDTH) -> list[Table]:
     """Answer quality, then cost and effort, each per flow and route, each split into parts
-    that fit ``width`` columns."""
+    that fit ``width`` columns; then the retrieval calls per source."""
     quality = (f"{report['dataset']}: answer quality (mean context "
                f"{report['context_chunks_mean']:.1f} chunks; the baseline gets the same number "
                "per question)")
     cost = ("cost and effort per question ($/correct = total cost / all-gold questions; "
             "exhausted = budget_exhausted jobs; review = jobs escalated to the review queue; "
             f"{NOT_APPLICABLE} = does not apply)")
-    return [*_tables(report, quality, QUALITY, width), *_tables(report, cost, COST, width)]
+    by_source = [source_table(report)] if report.get("sources") else []
+    return [*_tables(report, quality, QUALITY, width), *_tables(report, cost, COST, width),
+            *by_source]
 
 
 def print_tables(report: dict[str, Any], out: Console) -> None:

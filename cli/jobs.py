@@ -17,10 +17,12 @@ from ragq.settings import Settings
 
 
 def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
-           output: Path | None = None, show: bool = False, budget: str | None = None) -> None:
+           output: Path | None = None, show: bool = False, budget: str | None = None,
+           sources: Any = None) -> None:
     from ragq import submission
 
-    options = submission.BatchOptions(budget=_budget(budget)) if budget else None
+    options = submission.BatchOptions(budget=_budget(budget) if budget else None,
+                                      sources=sources)
     sent = submission.submit_file(settings, path, collection=collection, options=options)
     if not as_json:
         console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
@@ -43,11 +45,11 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
 
 
 def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
-        custom_id: str | None, as_json: bool) -> None:
+        custom_id: str | None, as_json: bool, sources: Any = None) -> None:
     from ragq import submission
 
     job_id = submission.ask(settings, question, collection=collection, acl=acl,
-                            custom_id=custom_id)
+                            custom_id=custom_id, sources=sources)
     with nullcontext() if as_json else console.status("answering…"):
         view = submission.wait(settings, job_id, timeout_s=600)
     if as_json:

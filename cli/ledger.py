@@ -120,6 +120,20 @@ def _print_job(report: JobLedger) -> None:
     console.print(_dimensions_table(report))
     console.print(f"retrieval calls {report.retrieval_calls} "
                   f"({report.retrieval_cache_hits} cache hits)", highlight=False)
+    if report.source_routes:
+        console.print(_source_routes_table(report))
+
+
+def _source_routes_table(report: JobLedger) -> Table:
+    """Where each sub-query of a job over several sources was sent, with every score."""
+    out = _columns(Table(title="source routing"), ["sub-query", "text", "sources", "scores",
+                                                   "by", "why"],
+                   text=frozenset({"text", "sources", "scores", "by", "why"}), wrap="why")
+    for r in report.source_routes:
+        scores = ", ".join(f"{name} {score:.2f}" for name, score in r.scores.items())
+        out.add_row(f"{r.round}.{r.index}", r.text, ", ".join(r.sources), scores, r.by,
+                    r.reason)
+    return out
 
 
 def _model_calls_table(report: JobLedger) -> Table:

@@ -32,6 +32,9 @@ app.add_typer(service.keys_app, name="keys")
 app.add_typer(service.webhooks_app, name="webhooks")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(review_app, name="review")
+sources_app = App(help="Sources: collections with a description, for jobs searching several.",
+                  no_args_is_help=True)
+app.add_typer(sources_app, name="sources")
 
 JsonFlag = Annotated[bool, typer.Option(
     "--json", help="Print one JSON document on stdout instead of text.")]
@@ -83,11 +86,38 @@ def ingest(
         "A JSONL file of documents, a .md/.txt file, a folder of them, or a dataset folder "
         "(its corpus.jsonl)."))],
     collection: CollectionOpt = None,
+    source_description: Annotated[str | None, typer.Option(
+        "--source-description", metavar="TEXT",
+        help="What the collection holds, in words: the source router reads it to send "
+             "sub-queries here (sets or replaces it).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Chunk, embed and upsert documents; bad lines are reported and skipped."""
+    """Chunk, embed and upsert documents; bad lines are reported and skipped. The collection
+    is registered as a source."""
     settings = _settings()
-    documents.ingest(settings, path, collection=collection or settings.collection, as_json=as_json)
+    documents.ingest(settings, path, collection=collection or settings.collection, as_json=as_json,
+                     description=source_description)
+
+
+@sources_app.command("list")
+def sources_list(as_json: JsonFlag = False) -> None:
+    """The tenant's sources: name, documents, past hits (chunks that reached an answer) and
+    description."""
+    documents.sources(_settings(), as_json=as_json)
+
+
+SourcesOpt = Annotated[str | None, typer.Option(
+    "--sources", metavar="NAMES",
+    help='Comma-separated sources the jobs may search, or "all" (default: the collection).')]
+
+
+def _sources(text: str | None) -> str | tuple[str, ...] | None:
+    """``--sources`` as a selection: "all", or the names."""
+    if text is None:
+        return None
+    if text.strip() == "all":
+        return "all"
+    return tuple(n.strip() for n in text.split(",") if n.strip())
 
 
 @app.command()
@@ -119,6 +149,7 @@ def submit(
     budget: Annotated[str | None, typer.Option(
         "--budget", metavar="JSON",
         help='Budget of the batch, e.g. {"max_steps": 20}; a ticket\'s own keys win.')] = None,
+    sources: SourcesOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create a batch, one job per ticket; bad lines go to the batch's errors file."""
@@ -126,7 +157,8 @@ def submit(
     if (output or show) and not wait:
         fail("--output and --show need --wait (or use `ragq results BATCH` later)")
     jobs.submit(settings, tickets, collection=collection or settings.collection, wait=wait,
-                as_json=as_json, output=output, show=show, budget=budget)
+                as_json=as_json, output=output, show=show, budget=budget,
+                sources=_sources(sources))
 
 
 @app.command()
@@ -138,13 +170,14 @@ def ask(
         "--custom-id", metavar="ID",
         help="Your own id for the question, kept in its result (default: ask-<time>).")]
     = None,
+    sources: SourcesOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Answer one question and print the answer with its citations."""
     settings = _settings()
     labels = [a.strip() for a in acl.split(",") if a.strip()] or ["public"]
     jobs.ask(settings, question, collection=collection or settings.collection, acl=labels,
-             custom_id=custom_id, as_json=as_json)
+             custom_id=custom_id, as_json=as_json, sources=_sources(sources))
 
 
 OutOpt = Annotated[Path | None, typer.Option(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,20 @@ def _by_route(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"overall": summarize(rows), **{r: summarize(g) for r, g in sorted(groups.items())}}
 
 
+def retrievals_by_source(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """{source: {"calls": retrieval calls to it, "questions": questions that searched it,
+    "calls_per_question": calls over all questions}} over the result lines, by source name."""
+    calls: Counter[str] = Counter()
+    questions: Counter[str] = Counter()
+    for result in results:
+        mine = (result.get("usage") or {}).get("retrieval_calls_by_source") or {}
+        calls.update(mine)
+        questions.update(name for name, n in mine.items() if n)
+    return {name: {"calls": calls[name], "questions": questions[name],
+                   "calls_per_question": calls[name] / max(1, len(results))}
+            for name in sorted(calls)}
+
+
 def _agentic_row(question: EvalQuestion, result: dict[str, Any]) -> dict[str, Any]:
     """The figures of one answered question, read from its result line (SPEC "Formats")."""
     usage = result.get("usage") or {}
@@ -132,10 +146,14 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
         baseline_rows.append(question_row(
             t.gold_doc_ids, t.answers, evidence=docs, context=docs, answer="",
             retrieval_calls=1, model_calls=0, latency_ms=ms, cost_usd=0.0, route=row["route"]))
+    answered = [by_id[t.custom_id] for t in tickets]
+    one_each = [{"usage": {"retrieval_calls_by_source": {collection: 1}}} for _ in tickets]
     return {"dataset": str(dataset), "collection": collection, "batch_id": sent.batch_id,
             "context_chunks_mean": sum(sizes.values()) / max(1, len(sizes)),
             "agentic": _by_route(agentic_rows),
-            "baseline": _by_route(baseline_rows)}
+            "baseline": _by_route(baseline_rows),
+            "sources": {"agentic": retrievals_by_source(answered),
+                        "baseline": retrievals_by_source(one_each)}}
 
 
 def write_report(report: dict[str, Any], path: Path) -> None:

@@ -18,6 +18,7 @@ from ragq.ledger import (
     close_stale_ingest_runs,
     create_ingest_run,
     finish_ingest_run,
+    register_source,
     session_scope,
 )
 from ragq.schemas.document import Document
@@ -80,9 +81,11 @@ def _fail_run(settings: Settings, run_id: str, reason: str) -> None:
 
 def ingest_path(
     settings: Settings, path: Path, *, collection: str, on_progress: Progress | None = None,
-    timeout_s: float = FOLLOW_TIMEOUT_S,
+    timeout_s: float = FOLLOW_TIMEOUT_S, description: str | None = None,
 ) -> IngestReport:
-    """Ingest ``path`` into ``collection`` through the workers and wait for the end.
+    """Ingest ``path`` into ``collection`` through the workers and wait for the end. The
+    collection is registered as a source of the settings' tenant; ``description`` (when given)
+    sets what the source router reads about it.
 
     A path without one valid document ends its run as failed (``report.error`` says why).
     Raises InputError for a bad path or collection name (no run is opened), and StackError when
@@ -96,6 +99,9 @@ def ingest_path(
     # `ragq up` (which also migrates the ledger), not the ledger's missing tables.
     app = client_app(settings)
     run_id = _open_run(settings, path, collection, len(docs), len(bad), timeout_s)
+    with session_scope(resources_for(settings).engine) as session:
+        register_source(session, tenant=settings.tenant, name=collection,
+                        description=description)
     report = IngestReport(run_id, collection, len(docs), bad)
     if not docs:
         report.error = (f"no valid document in {path}: {len(bad)} bad lines" if bad

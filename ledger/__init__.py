@@ -54,6 +54,12 @@ from ragq.ledger.models import (
 from ragq.ledger.ports import FlowLedger, FlowWriter
 from ragq.ledger.reports import batch_report, job_ledger
 from ragq.ledger.reviews import Resolution, list_reviews, resolve_review
+from ragq.ledger.sources import (
+    SourceView,
+    list_sources,
+    register_source,
+    source_names,
+)
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
     TRAIL_TABLES,
@@ -129,6 +135,11 @@ __all__ = [
     "get_documents",
     "get_ingest_run",
     "upsert_document",
+    # sources: collections with a description, for jobs searching several
+    "SourceView",
+    "list_sources",
+    "register_source",
+    "source_names",
     # webhook endpoints and deliveries
     "ClaimedDelivery",
     "claim_delivery",

@@ -7,6 +7,8 @@ few (tens), so one snapshot per step costs a handful of indexed reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -23,6 +25,7 @@ from ragq.ledger.models import (
     SubQueryRow,
     VerificationRow,
 )
+from ragq.ledger.sources import source_descriptions, source_hits
 from ragq.orchestration.flow import (
     AskState,
     BudgetState,
@@ -33,7 +36,7 @@ from ragq.orchestration.flow import (
     SubQueryState,
     VerificationState,
 )
-from ragq.schemas.flow import Evidence, Plan, QuestionClass, Strategy
+from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
 
 
@@ -55,7 +58,19 @@ def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState
         strategy=Strategy(plan.strategy) if plan and plan.strategy else None,
         sub_queries=_sub_queries(session, job_id), requests=_requests(session, job_id),
         evidence=_evidence(session, job_id), verifications=_verifications(session, job_id),
+        sources=_sources(session, job.tenant, (job.meta or {}).get("sources") or ()),
     )
+
+
+def _sources(session: Session, tenant: str, names: Sequence[str]) -> tuple[SourceProfile, ...]:
+    """The job's sources, in its order, with their descriptions and their past hits (evidence
+    of the tenant's jobs from that source that reached an answer)."""
+    if not names:
+        return ()
+    described = source_descriptions(session, tenant=tenant, names=names)
+    hits = source_hits(session, tenant=tenant, names=names)
+    return tuple(SourceProfile(name=n, description=described.get(n, ""), hits=hits.get(n, 0))
+                 for n in names)
 
 
 def _budget(session: Session, job_id: str) -> BudgetState | None:
@@ -89,7 +104,7 @@ def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
     return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
                                status=r.status, finding=r.finding, origin=r.origin,
-                               ask=r.ask)
+                               ask=r.ask, sources=tuple(r.sources or ()))
                  for r in rows)
 
 
@@ -99,7 +114,9 @@ def _requests(session: Session, job_id: str) -> tuple[RequestState, ...]:
                            .order_by(RetrievalRequestRow.created_at, RetrievalRequestRow.id))
     return tuple(RequestState(id=r.id, sub_query_id=r.sub_query_id, attempt=r.attempt,
                               query=r.query_text, key=r.normalized_key, top_k=r.top_k,
-                              dedup_of=r.dedup_of, cache_hit=r.cache_hit) for r in rows)
+                              dedup_of=r.dedup_of, cache_hit=r.cache_hit,
+                              sources=tuple((r.filters or {}).get("sources") or ()))
+                 for r in rows)
 
 
 def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
@@ -109,7 +126,7 @@ def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
         id=r.id, request_id=r.retrieval_request_id, sub_query_id=r.sub_query_id,
         item=Evidence(chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
                       score=r.score, source_version=r.source_version,
-                      authority_tier=r.authority_tier)) for r in rows)
+                      authority_tier=r.authority_tier, source=r.source or "")) for r in rows)
 
 
 def _verifications(session: Session, job_id: str) -> tuple[VerificationState, ...]:

@@ -48,6 +48,7 @@ from ragq.orchestration.flow import (
     RecordReading,
     RecordRetrieval,
     RecordRoute,
+    RecordSourceRoute,
     RecordSubQueries,
     RecordVerification,
     SetQueryText,
@@ -140,10 +141,23 @@ def _set_query_text(session: Session, job_id: str, action: SetQueryText) -> None
                     .values(final_text=action.text))
 
 
+def _record_source_route(session: Session, job_id: str, action: RecordSourceRoute) -> None:
+    """The sources a sub-query goes to, once (a redelivered step keeps the first choice)."""
+    choice = action.choice
+    row = session.get(SubQueryRow, action.sub_query_id)
+    if row is not None and not row.sources:
+        row.sources = list(choice.sources)
+        row.source_route = {"scores": dict(choice.scores), "reason": choice.reason,
+                            "by": action.provider}
+
+
 def _record_retrieval(session: Session, job_id: str, action: RecordRetrieval) -> None:
+    filters: dict[str, Any] = {"acl": list(action.acl)}
+    if action.sources:
+        filters["sources"] = list(action.sources)
     record_retrieval(session, job_id=job_id, sub_query_id=action.sub_query_id,
                      attempt=action.attempt, query_text=action.query, normalized_key=action.key,
-                     top_k=action.top_k, filters={"acl": list(action.acl)}, hits=action.hits,
+                     top_k=action.top_k, filters=filters, hits=action.hits,
                      latency_ms=action.latency_ms, dedup_of=action.dedup_of,
                      cache_hit=action.cache_hit)
 
@@ -215,6 +229,7 @@ WRITERS: dict[type[Action], Writer] = {
     RecordPlan: _record_plan,
     RecordSubQueries: _record_sub_queries,
     SetQueryText: _set_query_text,
+    RecordSourceRoute: _record_source_route,
     RecordRetrieval: _record_retrieval,
     RecordCheck: _record_check,
     FinishSubQuery: _finish_sub_query,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ from ragq.orchestration.flow import (
     RecordReading,
     RecordRetrieval,
     RecordRoute,
+    RecordSourceRoute,
     RecordSubQueries,
     RecordVerification,
     RequestState,
@@ -50,7 +52,7 @@ from ragq.orchestration.flow import (
     SubQueryState,
     VerificationState,
 )
-from ragq.schemas.flow import Evidence, Plan, Strategy
+from ragq.schemas.flow import Evidence, Plan, SourceProfile, Strategy
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
@@ -110,6 +112,7 @@ class MemoryJob:
     in_context: set[str] = field(default_factory=set)
     endings: int = 0
     review: Escalation | None = None
+    source_routes: dict[str, RecordSourceRoute] = field(default_factory=dict)
 
 
 class MemoryLedger:
@@ -123,6 +126,7 @@ class MemoryLedger:
         self._ids = itertools.count(1)
         self.jobs: dict[str, MemoryJob] = {}
         self.documents: dict[tuple[str, str], str] = {}
+        self.sources: dict[str, str] = {}  # source name -> description (one tenant)
         self.transactions = 0
 
     def new_id(self, prefix: str) -> str:
@@ -155,7 +159,16 @@ class MemoryLedger:
                 sub_queries=tuple(sorted(job.sub_queries.values(),
                                          key=lambda s: (s.round, s.index))),
                 requests=tuple(job.requests.values()), evidence=tuple(job.evidence),
-                verifications=tuple(sorted(job.verifications.values(), key=lambda v: v.round)))
+                verifications=tuple(sorted(job.verifications.values(), key=lambda v: v.round)),
+                sources=self._profiles(job.meta.get("sources") or ()))
+
+    def _profiles(self, names: Sequence[str]) -> tuple[SourceProfile, ...]:
+        """The named sources with their descriptions and past hits (in-context evidence of
+        every job, from that source), as the SQL ledger loads them."""
+        hits = {n: sum(1 for j in self.jobs.values() for e in j.evidence
+                       if e.id in j.in_context and e.item.source == n) for n in names}
+        return tuple(SourceProfile(name=n, description=self.sources.get(n, ""), hits=hits[n])
+                     for n in names)
 
     @contextmanager
     def transaction(self) -> Iterator[_MemoryWriter]:
@@ -279,13 +292,19 @@ class _MemoryWriter:
     def set_query_text(self, job: MemoryJob, action: SetQueryText) -> None:
         self._update_sub_query(job, action.sub_query_id, final_text=action.text)
 
+    def record_source_route(self, job: MemoryJob, action: RecordSourceRoute) -> None:
+        for key, sq in job.sub_queries.items():
+            if sq.id == action.sub_query_id and not sq.sources:
+                job.sub_queries[key] = replace(sq, sources=tuple(action.choice.sources))
+                job.source_routes[sq.id] = action
+
     def record_retrieval(self, job: MemoryJob, action: RecordRetrieval) -> None:
         key = (action.sub_query_id, action.attempt)
         if key in job.requests:
             return
         request = RequestState(self._ledger.new_id("rr"), action.sub_query_id, action.attempt,
                                action.query, action.key, action.top_k, action.dedup_of,
-                               action.cache_hit)
+                               action.cache_hit, action.sources)
         job.requests[key] = request
         job.evidence.extend(
             EvidenceState(self._ledger.new_id("ev"), request.id, action.sub_query_id,
@@ -338,6 +357,7 @@ _WRITERS: dict[type[Action], Callable[[_MemoryWriter, MemoryJob, Any], BudgetDim
     RecordPlan: _MemoryWriter.record_plan,
     RecordSubQueries: _MemoryWriter.record_sub_queries,
     SetQueryText: _MemoryWriter.set_query_text,
+    RecordSourceRoute: _MemoryWriter.record_source_route,
     RecordRetrieval: _MemoryWriter.record_retrieval,
     RecordCheck: _MemoryWriter.record_check,
     FinishSubQuery: _MemoryWriter.finish_sub_query,
@@ -354,12 +374,13 @@ def _copy(job: MemoryJob) -> MemoryJob:
                    sub_queries=dict(job.sub_queries), requests=dict(job.requests),
                    evidence=list(job.evidence), checks=dict(job.checks),
                    verifications=dict(job.verifications), model_calls=dict(job.model_calls),
-                   in_context=set(job.in_context))
+                   in_context=set(job.in_context), source_routes=dict(job.source_routes))
 
 
 def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
     used = job.budget.used if job.budget else {}
     searched = [r for r in job.requests.values() if r.searched]
+    by_source = Counter(s for r in searched for s in (r.sources or (job.collection,)))
     draft = job.answer.draft if job.answer else None
     usage = ResultUsage(
         steps=int(used.get(BudgetDimension.STEPS, 0)),
@@ -367,7 +388,9 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
         fallbacks=sum(call[4] for call in job.model_calls.values()),
         prompt_tokens=sum(call[1] for call in job.model_calls.values()),
         completion_tokens=sum(call[2] for call in job.model_calls.values()),
-        retrieval_calls=len(searched), unique_queries=len({r.key for r in searched}),
+        retrieval_calls=sum(by_source.values()),
+        retrieval_calls_by_source=dict(sorted(by_source.items())),
+        unique_queries=len({r.key for r in searched}),
         rerank_calls=int(used.get(BudgetDimension.RERANK_CALLS, 0)),
         context_tokens=action.context_tokens,
         context_chunks=len({e.item.chunk_id for e in job.evidence if e.id in job.in_context}),
@@ -380,14 +403,15 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
         [a.model_dump(mode="json") for a in draft.asks])
     unfinished = {s.ask for s in job.sub_queries.values()
                   if s.status in (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)}
+    sources = {e.item.chunk_id: e.item.source for e in reversed(job.evidence) if e.item.source}
     asks = ask_results([(i, a.text) for i, a in sorted(job.asks.items())], answer,
                        status=action.status.value, unfinished=unfinished,
-                       stop_reason=action.stop_reason)
+                       stop_reason=action.stop_reason, sources=sources)
     return compose_result(
         custom_id=job.custom_id, job_id=job.id, status=action.status.value, route=job.route,
         answer=answer, evidence=[(e.item.doc_id, e.id in job.in_context) for e in job.evidence],
         stop_reason=action.stop_reason, usage=usage,
-        error=dict(action.error) if action.error else None, asks=asks,
+        error=dict(action.error) if action.error else None, asks=asks, sources=sources,
         review=review_summary(action.review.reasons, action.review.outcome)
         if action.review else None)
 

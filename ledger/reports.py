@@ -28,6 +28,7 @@ from ragq.ledger.models import (
     ModelCallRow,
     RetrievalRequestRow,
     ReviewRow,
+    SubQueryRow,
 )
 from ragq.schemas.reports import (
     UNROUTED,
@@ -37,6 +38,7 @@ from ragq.schemas.reports import (
     DimensionTotal,
     JobLedger,
     ModelCallEntry,
+    SourceRouteEntry,
 )
 from ragq.schemas.statuses import BUDGET_STOP
 
@@ -106,6 +108,20 @@ def _retrieval_counts(session: Session, job_id: str) -> tuple[int, int]:
     return int(calls), int(hits or 0)
 
 
+def _source_routes(session: Session, job_id: str) -> list[SourceRouteEntry]:
+    rows = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == job_id,
+                                                     SubQueryRow.sources.is_not(None))
+                           .order_by(SubQueryRow.round, SubQueryRow.index))
+    out = []
+    for row in rows:
+        decision = row.source_route or {}
+        out.append(SourceRouteEntry(
+            round=row.round, index=row.index, text=row.final_text or row.original_text,
+            sources=list(row.sources or ()), scores=dict(decision.get("scores") or {}),
+            reason=str(decision.get("reason") or ""), by=str(decision.get("by") or "")))
+    return [e for e in out if e.sources]
+
+
 def job_ledger(session: Session, job_id: str) -> JobLedger:
     """Every budget charge of ``job_id`` in the order it was made (granted and refused), its
     model calls in order, its budget limits and the granted total per dimension.
@@ -126,6 +142,7 @@ def job_ledger(session: Session, job_id: str) -> JobLedger:
         model_calls=_model_calls(session, job_id),
         dimensions=_dimensions(charges, budget),
         retrieval_calls=retrievals, retrieval_cache_hits=cache_hits,
+        source_routes=_source_routes(session, job_id),
     )
 
 

@@ -147,7 +147,7 @@ def record_retrieval(
                 job_id=job_id, retrieval_request_id=request.id, sub_query_id=sub_query_id,
                 doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score, rank=rank,
                 source_version=h.source_version, authority_tier=h.authority_tier, title=h.title,
-                text=h.text,
+                text=h.text, source=h.source or None,
             )
             for rank, h in enumerate(hits)
         )

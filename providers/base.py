@@ -17,6 +17,8 @@ from ragq.schemas.flow import (
     Ranking,
     Rewrite,
     RouteDecision,
+    SourceChoice,
+    SourceProfile,
     SufficiencyVerdict,
     TicketReading,
     Usage,
@@ -36,6 +38,11 @@ class ModelProvider(Protocol):
 
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         """Classify the question's complexity."""
+
+    def route_sources(self, query: str, sources: Sequence[SourceProfile]
+                      ) -> tuple[SourceChoice, Usage]:
+        """Which of ``sources`` (collections with descriptions and past hits) the sub-query
+        ``query`` should search, best first, with a score per source and why."""
 
     def plan(self, question: str, *, max_sub_queries: int, context: str = ""
              ) -> tuple[Plan, Usage]:

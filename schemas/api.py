@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragq.schemas.text import reject_bad_input
-from ragq.schemas.ticket import Budget
+from ragq.schemas.ticket import Budget, SourceSelection, check_source_names
 
 # The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
 # them and webhook payloads point at them (``JOB_PATH.format(job_id=...)``), so they cannot drift.
@@ -25,6 +25,7 @@ JOB_EVIDENCE_PATH = JOB_PATH + "/evidence"
 JOB_LEDGER_PATH = JOB_PATH + "/ledger"
 REVIEWS_PATH = "/v1/review"
 REVIEW_PATH = REVIEWS_PATH + "/{job_id}"
+SOURCES_PATH = "/v1/sources"
 HEALTH_PATH = "/healthz"
 METRICS_PATH = "/metrics"
 
@@ -37,6 +38,8 @@ class BatchCreate(BaseModel):
     tickets: list[dict[str, Any]] = Field(
         description="Tickets in the SPEC ticket format; a malformed one fails alone, by index.")
     collection: str | None = None
+    sources: SourceSelection | None = Field(
+        None, description='Restrict every ticket to these sources, or "all" of the tenant\'s.')
     webhook_url: str | None = Field(None, max_length=2048)
     budget: Budget | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -49,6 +52,26 @@ class BatchCreate(BaseModel):
         if isinstance(data, dict):
             reject_bad_input({k: v for k, v in data.items() if k != "tickets"})
         return data
+
+    @field_validator("sources")
+    @classmethod
+    def _source_names(cls, value: SourceSelection | None) -> SourceSelection | None:
+        return check_source_names(value)
+
+
+class SourceOut(BaseModel):
+    """A source: a collection, what it holds in words, its documents, and how often its chunks
+    reached an answer (the source router's prior)."""
+
+    name: str
+    description: str
+    documents: int
+    hits: int
+
+
+class SourceList(BaseModel):
+    object: str = "list"
+    data: list[SourceOut]
 
 
 class BatchCounts(BaseModel):
@@ -104,6 +127,7 @@ class JobCreate(BaseModel):
     collection: str | None = None
     budget: Budget | None = None
     route: str | None = None
+    sources: SourceSelection | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048)
 

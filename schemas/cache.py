@@ -27,6 +27,7 @@ class CachedHit(BaseModel):
     title: str = ""
     text: str
     acl: list[str] = Field(default_factory=list)
+    source: str = ""  # the collection it was found in (empty: the job's only collection)
 
 
 class CachedEvidence(BaseModel):

@@ -24,6 +24,7 @@ class ModelRole(StrEnum):
 
     TICKET_READER = "ticket_reader"
     ROUTER = "router"
+    SOURCE_ROUTER = "source_router"
     PLANNER = "planner"
     SUFFICIENCY = "sufficiency"
     REWRITER = "rewriter"
@@ -86,6 +87,25 @@ class RouteDecision(_Contract):
     confidence: float = Field(0.5, ge=0.0, le=1.0)
 
 
+class SourceProfile(_Contract):
+    """A source a sub-query may be sent to: its name (a collection), what its registered
+    description says it holds, and how often its chunks reached an answer before (``hits``,
+    the prior from the ledger)."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    hits: int = Field(0, ge=0)
+
+
+class SourceChoice(_Contract):
+    """The source router's choice for one sub-query: the sources to search (best first), the
+    score it gave each offered source, and why."""
+
+    sources: list[str] = Field(min_length=1)
+    scores: dict[str, float] = Field(default_factory=dict)
+    reason: str = ""
+
+
 class PlannedSubQuery(_Contract):
     """One atomic sub-query. ``text`` may hold ``{0}``-style placeholders naming earlier
     sub-queries by index; they are replaced by those sub-queries' findings before retrieval."""
@@ -115,6 +135,7 @@ class Evidence(_Contract):
     authority_tier: int = 2
     sub_query_index: int | None = None
     ask_index: int | None = None
+    source: str = ""  # the collection (source) the chunk was found in
 
 
 class SufficiencyVerdict(_Contract):

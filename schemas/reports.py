@@ -44,6 +44,19 @@ class ModelCallEntry(_Report):
     status: str
 
 
+class SourceRouteEntry(_Report):
+    """Where the source router sent one sub-query of a job over several sources: the sources
+    chosen, the score of each offered source, why, and who chose (the provider)."""
+
+    round: int
+    index: int
+    text: str
+    sources: list[str]
+    scores: dict[str, float]
+    reason: str
+    by: str
+
+
 class DimensionTotal(_Report):
     """One budget dimension of a job: its limit (None = unlimited), what was granted against it
     and how many charges were refused."""
@@ -72,6 +85,7 @@ class JobLedger(_Report):
     dimensions: list[DimensionTotal]
     retrieval_calls: int
     retrieval_cache_hits: int
+    source_routes: list[SourceRouteEntry] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

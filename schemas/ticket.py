@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -15,6 +15,21 @@ MAX_QUESTION_CHARS = 20_000
 #: What RAGQ_MAX_QUESTION_CHARS may be raised to; a ticket is never longer than this.
 QUESTION_CHARS_CAP = 200_000
 ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
+ALL_SOURCES = "all"
+# Which sources (collections) a job may search: names, or every source of the tenant.
+SourceSelection = tuple[str, ...] | Literal["all"]
+
+
+def check_source_names(value: SourceSelection | None) -> SourceSelection | None:
+    """A selection of sources: ``"all"``, or one or more distinct, non-blank names."""
+    if value is None or value == ALL_SOURCES:
+        return value
+    names = tuple(v.strip() for v in value)
+    if not names or any(not n for n in names):
+        raise ValueError('sources must be "all" or a list of one or more source names')
+    if len(set(names)) != len(names):
+        raise ValueError(f"sources names a source twice: {list(names)}")
+    return names
 
 
 class Budget(BaseModel):
@@ -54,6 +69,9 @@ class Ticket(BaseModel):
     acl: tuple[str, ...] = ("public",)
     budget: Budget | None = None
     route: str | None = None
+    sources: SourceSelection | None = Field(
+        None, description='The sources (collections) this job may search, or "all" of the '
+                          "tenant's; default: the batch's collection alone.")
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048,
                                     description="Where to POST job.* events of this ticket.")
@@ -78,6 +96,11 @@ class Ticket(BaseModel):
     def _acl_labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return require_acl_labels(value)
 
+    @field_validator("sources")
+    @classmethod
+    def _source_names(cls, value: SourceSelection | None) -> SourceSelection | None:
+        return check_source_names(value)
+
     @field_validator("route")
     @classmethod
     def _known_route(cls, value: str | None) -> str | None:
@@ -90,6 +113,7 @@ class ResultCitation(BaseModel):
     doc_id: str
     chunk_id: str
     quote: str | None = None
+    source: str | None = None  # the collection the cited chunk was found in
 
 
 class ResultUsage(BaseModel):
@@ -102,6 +126,7 @@ class ResultUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retrieval_calls: int = 0
+    retrieval_calls_by_source: dict[str, int] = Field(default_factory=dict)
     unique_queries: int = 0
     rerank_calls: int = 0
     context_tokens: int = 0

@@ -34,6 +34,7 @@ from ragq.submission.views import (
     job_view,
     list_batch_views,
     results,
+    source_list,
     trail,
 )
 
@@ -60,6 +61,7 @@ __all__ = [
     "job_view",
     "list_batch_views",
     "results",
+    "source_list",
     "trail",
     "wait",
     # cancelling

@@ -21,15 +21,22 @@ from ragq.ledger import (
     get_job,
     record_input_error,
     session_scope,
+    source_names,
     start_batch,
 )
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.orchestration.batches import FINISHED_BATCH_STATUSES
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
 from ragq.schemas.tasks import Task
-from ragq.schemas.ticket import Ticket
+from ragq.schemas.ticket import SourceSelection, Ticket
 from ragq.settings import Settings
-from ragq.submission.access import Caller, capped_acl, not_found, require_readable
+from ragq.submission.access import (
+    Caller,
+    capped_acl,
+    not_found,
+    require_readable,
+)
+from ragq.submission.sources import SourceSelectionError, expand, job_sources
 from ragq.submission.tickets import (
     Limits,
     TicketError,
@@ -65,6 +72,7 @@ class BatchOptions:
     webhook_url: str | None = None
     budget: dict[str, Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    sources: SourceSelection | None = None  # restricts every ticket's sources
 
 
 def limits_of(settings: Settings) -> Limits:
@@ -77,12 +85,26 @@ def caller_of(settings: Settings) -> Caller:
     return Caller(settings.tenant)
 
 
-def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None) -> dict[str, Any]:
+def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None,
+              sources: Sequence[str] | None = None) -> dict[str, Any]:
     own = ticket.budget.model_dump(exclude_none=True) if ticket.budget else None
     meta = {"route": ticket.route, "budget": own or budget, "ticket_metadata": ticket.metadata}
     if ticket.webhook_url:
         meta["webhook_url"] = ticket.webhook_url
+    if sources:
+        meta["sources"] = list(sources)
     return meta
+
+
+def _sources(session: Session, caller: Caller, ticket: Ticket, line: int,
+             batch: tuple[str, ...] | None) -> tuple[str, ...] | TicketError | None:
+    """The sources the ticket's job may search (None: its collection alone), or an error."""
+    if ticket.sources is None and batch is None:
+        return None
+    try:
+        return job_sources(ticket.sources, batch, source_names(session, tenant=caller.tenant))
+    except SourceSelectionError as exc:
+        return TicketError(line, ticket.custom_id, "invalid_sources", str(exc))
 
 
 def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: str) -> str:
@@ -92,18 +114,27 @@ def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: st
     return ensure_endpoint(session, tenant=tenant, url=url, new_secret=new_secret).secret
 
 
-def _admit(session: Session, settings: Settings, caller: Caller, line: int,
-           ticket: Ticket) -> tuple[str, ...] | TicketError:
-    acl = capped_acl(ticket, caller, line)
-    if isinstance(acl, TicketError) or not ticket.webhook_url:
-        return acl
-    from ragq.errors import WebhookUrlError
+Admitted = tuple[tuple[str, ...], tuple[str, ...] | None]
 
-    try:
-        webhook_secret(session, settings, tenant=caller.tenant, url=ticket.webhook_url)
-    except WebhookUrlError as exc:
-        return TicketError(line, ticket.custom_id, "invalid_webhook_url", str(exc))
-    return acl
+
+def _admit(session: Session, settings: Settings, caller: Caller, line: int,
+           ticket: Ticket, batch_sources: tuple[str, ...] | None = None
+           ) -> Admitted | TicketError:
+    """The ticket's ACL and sources, or why it is refused."""
+    acl = capped_acl(ticket, caller, line)
+    if isinstance(acl, TicketError):
+        return acl
+    sources = _sources(session, caller, ticket, line, batch_sources)
+    if isinstance(sources, TicketError):
+        return sources
+    if ticket.webhook_url:
+        from ragq.errors import WebhookUrlError
+
+        try:
+            webhook_secret(session, settings, tenant=caller.tenant, url=ticket.webhook_url)
+        except WebhookUrlError as exc:
+            return TicketError(line, ticket.custom_id, "invalid_webhook_url", str(exc))
+    return acl, sources
 
 
 def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, source: str | None,
@@ -119,6 +150,11 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
     caller, options = caller or caller_of(settings), options or BatchOptions()
     secret = None
     with session_scope(resources_for(settings).engine) as session:
+        try:
+            batch_sources = expand(options.sources,
+                                   source_names(session, tenant=caller.tenant), where="batch")
+        except SourceSelectionError as exc:
+            raise InputError(str(exc)) from exc
         if options.webhook_url:
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=options.webhook_url)
@@ -127,7 +163,7 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
                              metadata=options.metadata, webhook_url=options.webhook_url,
                              webhook_secret=secret)
         job_ids, errors = _add_jobs(session, settings, caller, batch.id, parsed, collection,
-                                    options.budget)
+                                    options.budget, batch_sources)
         start_batch(session, batch_id=batch.id)
         batch_id = batch.id
     _enqueue(settings, job_ids)
@@ -137,21 +173,24 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
 
 
 def _add_jobs(session: Session, settings: Settings, caller: Caller, batch_id: str,
-              parsed: Parsed, collection: str, budget: dict[str, Any] | None
-              ) -> tuple[list[str], int]:
+              parsed: Parsed, collection: str, budget: dict[str, Any] | None,
+              batch_sources: tuple[str, ...] | None = None) -> tuple[list[str], int]:
     job_ids, errors = [], 0
     for line, item in parsed:
-        acl = item if isinstance(item, TicketError) else _admit(session, settings, caller,
-                                                                line, item)
-        if isinstance(acl, TicketError):
-            record_input_error(session, batch_id=batch_id, line=line, custom_id=acl.custom_id,
-                               code=acl.code, message=acl.message)
+        admitted = item if isinstance(item, TicketError) else _admit(
+            session, settings, caller, line, item, batch_sources)
+        if isinstance(admitted, TicketError):
+            record_input_error(session, batch_id=batch_id, line=line,
+                               custom_id=admitted.custom_id, code=admitted.code,
+                               message=admitted.message)
             errors += 1
             continue
         assert isinstance(item, Ticket)
+        acl, sources = admitted
         job = add_job(session, batch_id=batch_id, custom_id=item.custom_id, position=line,
-                      tenant=caller.tenant, collection=collection, question=item.question,
-                      acl=acl, metadata=_job_meta(item, budget))
+                      tenant=caller.tenant, collection=sources[0] if sources else collection,
+                      question=item.question, acl=acl,
+                      metadata=_job_meta(item, budget, sources))
         job_ids.append(job.id)
     return job_ids, errors
 
@@ -215,22 +254,28 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
         acl = capped_acl(ticket, caller, 1)
         if isinstance(acl, TicketError):
             raise InputError(acl.message)
+        sources = _sources(session, caller, ticket, 1, None)
+        if isinstance(sources, TicketError):
+            raise InputError(sources.message)
         if ticket.webhook_url:
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=ticket.webhook_url)
         job_id = add_job(session, batch_id=None, position=None,
                          custom_id=ticket.custom_id if custom_id else None,
-                         tenant=caller.tenant, collection=collection, question=ticket.question,
-                         acl=acl, metadata=_job_meta(ticket)).id
+                         tenant=caller.tenant,
+                         collection=sources[0] if sources else collection,
+                         question=ticket.question, acl=acl,
+                         metadata=_job_meta(ticket, sources=sources)).id
     _enqueue(settings, [job_id])
     return SubmittedJob(job_id, secret)
 
 
 def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str],
-        custom_id: str | None = None) -> str:
+        custom_id: str | None = None, sources: SourceSelection | None = None) -> str:
     """Submit one question as a job outside any batch; returns the job id. The job keeps
-    ``custom_id`` (default ``ask-<UTC time>``) so its result can be matched like a ticket's.
-    Raises InputError for a blank or over-long question, a bad ACL or collection name."""
+    ``custom_id`` (default ``ask-<UTC time>``) so its result can be matched like a ticket's;
+    ``sources`` are the sources it may search (default: ``collection`` alone). Raises
+    InputError for a blank or over-long question, a bad ACL or collection name."""
     from pydantic import ValidationError
 
     from ragq.submission.tickets import describe_ticket_error
@@ -241,7 +286,8 @@ def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str
         raise InputError(f"question is {len(question.strip())} characters, over the limit of "
                          f"{settings.max_question_chars} (RAGQ_MAX_QUESTION_CHARS)")
     try:
-        ticket = Ticket(custom_id=custom_id, question=question, acl=tuple(acl))
+        ticket = Ticket(custom_id=custom_id, question=question, acl=tuple(acl),
+                        sources=sources)
     except ValidationError as exc:
         raise InputError(describe_ticket_error(exc)) from exc
     return submit_job(settings, ticket, collection=collection).job_id

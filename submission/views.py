@@ -17,6 +17,7 @@ from ragq.ledger import (
     get_job,
     job_trail,
     list_batches,
+    list_sources,
     session_scope,
 )
 from ragq.ledger.errors import LedgerNotFoundError
@@ -146,3 +147,10 @@ def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> d
     with session_scope(resources_for(settings).engine, readonly=True) as session:
         job = _job(session, job_id, caller)
         return {"job": job_view(job), **job_trail(session, job_id=job_id)}
+
+
+def source_list(settings: Settings, *, caller: Caller) -> list[dict[str, Any]]:
+    """The caller's tenant's sources, by name: description, documents, past hits."""
+    with session_scope(resources_for(settings).engine) as session:
+        return [{"name": v.name, "description": v.description, "documents": v.documents,
+                 "hits": v.hits} for v in list_sources(session, tenant=caller.tenant)]

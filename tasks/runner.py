@@ -155,11 +155,11 @@ class Runner:
             case CachePlan(question=question, plan=plan, max_sub_queries=limit):
                 adapters.plan_cache.put(question, plan, provider=adapters.provider.name,
                                         max_sub_queries=limit)
-            case CacheEvidence(key=key, hits=hits, acl=acl):
-                adapters.evidence_cache.put(state.collection, key,
+            case CacheEvidence(key=key, hits=hits, acl=acl, collection=collection):
+                adapters.evidence_cache.put(collection or state.collection, key,
                                             evidence_entry(list(hits), requester_acl=acl))
-            case DropCachedEvidence(key=key, reason=reason):
+            case DropCachedEvidence(key=key, reason=reason, collection=collection):
                 log.info("job=%s evidence cache entry refused: %s", state.job_id, reason)
-                adapters.evidence_cache.delete(state.collection, key)
+                adapters.evidence_cache.delete(collection or state.collection, key)
             case _:
                 raise TypeError(f"job {state.job_id}: no way to send {effect!r}")

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragq.errors import ProviderError
@@ -37,6 +38,7 @@ from ragq.orchestration.flow.actions import (
     RerankRequest,
     RewriteRequest,
     RouteRequest,
+    SourceRouteRequest,
     SynthesizeRequest,
     VerifyRequest,
 )
@@ -111,6 +113,7 @@ RoleCall = Callable[[ModelProvider, Any], "tuple[BaseModel, Usage]"]
 ROLE_CALLS: dict[type, RoleCall] = {
     ReadRequest: lambda p, r: p.read_ticket(r.text),
     RouteRequest: lambda p, r: p.route(r.question),
+    SourceRouteRequest: lambda p, r: p.route_sources(r.query, r.sources),
     PlanRequest: lambda p, r: p.plan(r.question, max_sub_queries=r.max_sub_queries,
                                      context=r.context),
     CheckRequest: lambda p, r: p.check_sufficiency(r.sub_query, r.evidence),
@@ -168,30 +171,52 @@ def probe(action: Probe, state: JobState, ledger: FlowLedger, adapters: Adapters
         if cosine(vector, other) >= action.similarity:
             return Probed(action.request, action.query, vector, near_duplicate_of=request_id,
                           billed_tokens=billed)
-    cached = adapters.evidence_cache.get(state.collection, action.key)
-    if cached is None:
+    cached = adapters.evidence_cache.get(action.cache, action.key) if action.cache else None
+    if cached is None or action.cache is None:
         return Probed(action.request, action.query, vector, billed_tokens=billed)
-    versions = ledger.current_versions(state.collection, cached.doc_ids)
+    versions = ledger.current_versions(action.cache, cached.doc_ids)
     return Probed(action.request, action.query, vector, cached=cached, versions=versions,
                   billed_tokens=billed)
 
 
 def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
+    """Each collection's best ``top_k`` for the ACL, several collections in parallel; the
+    hits of all, best first, each naming the collection it came from (a chunk id found in
+    two collections is kept once, its better hit: a request holds each chunk once)."""
     started = time.perf_counter()
-    hits = adapters.vector_store.search(state.collection, action.vector, action.top_k,
-                                        SearchFilter(acl=state.acl))
-    return Searched(action.request, action.query, tuple(hit_of(h) for h in hits),
+    collections = action.collections or (state.collection,)
+
+    def one(collection: str) -> list[CachedHit]:
+        found = adapters.vector_store.search(collection, action.vector, action.top_k,
+                                             SearchFilter(acl=state.acl))
+        return [hit_of(h, collection) for h in found]
+
+    if len(collections) == 1:
+        hits = one(collections[0])
+    else:
+        with ThreadPoolExecutor(max_workers=len(collections)) as pool:
+            hits = _best_once([h for found in pool.map(one, collections) for h in found])
+    return Searched(action.request, action.query, tuple(hits),
                     int((time.perf_counter() - started) * 1000))
 
 
-def hit_of(hit: Hit) -> CachedHit:
-    """A vector-store hit as the flow keeps it: the chunk, its score and its ACL labels."""
+def _best_once(hits: Sequence[CachedHit]) -> list[CachedHit]:
+    """``hits`` best first, each chunk id once (its best hit)."""
+    best: dict[str, CachedHit] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        best.setdefault(hit.chunk_id, hit)
+    return list(best.values())
+
+
+def hit_of(hit: Hit, source: str = "") -> CachedHit:
+    """A vector-store hit as the flow keeps it: the chunk, its score, its ACL labels and the
+    collection (source) it was found in."""
     payload = hit.payload
     return CachedHit(doc_id=str(payload["doc_id"]), chunk_id=str(payload["chunk_id"]),
                      score=hit.score, source_version=str(payload.get("source_version", "")),
                      authority_tier=int(payload.get("authority_tier", 2)),
                      title=str(payload.get("title", "")), text=str(payload.get("text", "")),
-                     acl=[str(a) for a in payload.get("acl") or []])
+                     acl=[str(a) for a in payload.get("acl") or []], source=source)
 
 
 Work = Callable[[Any, JobState, "FlowLedger", Adapters], Event]

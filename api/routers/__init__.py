@@ -1,5 +1,5 @@
-"""One router per resource: batches, jobs, and the operational endpoints."""
+"""One router per resource: batches, jobs, sources, and the operational endpoints."""
 
-from ragq.api.routers import batches, jobs, ops
+from ragq.api.routers import batches, jobs, ops, sources
 
-__all__ = ["batches", "jobs", "ops"]
+__all__ = ["batches", "jobs", "ops", "sources"]

@@ -28,6 +28,7 @@ from ragq.schemas.api import (
     CancelOut,
     ErrorOut,
 )
+from ragq.schemas.ticket import ALL_SOURCES, SourceSelection, check_source_names
 from ragq.settings import Settings
 from ragq.submission import BatchOptions, Caller
 
@@ -41,7 +42,8 @@ UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
     "application/jsonl": {"schema": {"type": "string", "format": "binary"}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary"}, "collection": {"type": "string"},
-        "webhook_url": {"type": "string"}, "budget": {"type": "string"}},
+        "webhook_url": {"type": "string"}, "budget": {"type": "string"},
+        "sources": {"type": "string"}},
         "required": ["file"]}},
 }}}
 
@@ -57,7 +59,7 @@ def _submit_json(settings: Settings, body: BatchCreate, caller: Caller) -> Batch
                                      source="tickets")
     options = BatchOptions(body.webhook_url,
                            body.budget.model_dump(exclude_none=True) if body.budget else None,
-                           body.metadata)
+                           body.metadata, body.sources)
     sent = submission.submit_tickets(settings, parsed, caller=caller, options=options,
                                      collection=body.collection or settings.collection,
                                      source=None)
@@ -67,12 +69,25 @@ def _submit_json(settings: Settings, body: BatchCreate, caller: Caller) -> Batch
 def _submit_jsonl(settings: Settings, raw: Any, fields: dict[str, str], source: str,
                   caller: Caller) -> BatchOut:
     options = BatchOptions(webhook_url=fields.get("webhook_url") or None,
-                           budget=_budget_field(fields.get("budget")))
+                           budget=_budget_field(fields.get("budget")),
+                           sources=_sources_field(fields.get("sources")))
     with raw:  # bytes: each line is decoded alone, so invalid UTF-8 fails only its line
         sent = submission.submit_stream(
             settings, raw, collection=fields.get("collection") or settings.collection,
             source=source, caller=caller, options=options)
     return _created(settings, sent, caller)
+
+
+def _sources_field(text: str | None) -> SourceSelection | None:
+    """The sources of a JSONL upload: "all", or comma-separated names."""
+    if not text:
+        return None
+    if text.strip() == ALL_SOURCES:
+        return ALL_SOURCES
+    try:
+        return check_source_names(tuple(n.strip() for n in text.split(",")))
+    except ValueError as exc:
+        raise InputError(str(exc), source="sources") from exc
 
 
 def _budget_field(text: str | None) -> dict[str, Any] | None:
@@ -89,6 +104,9 @@ async def create_batch(
     budget: Annotated[str | None, Query(
         description='For a JSONL upload: the batch budget as JSON, e.g. {"max_steps": 20}.')]
     = None,
+    sources: Annotated[str | None, Query(
+        description='For a JSONL upload: comma-separated sources every ticket may search, '
+                    'or "all".')] = None,
 ) -> BatchOut:
     """Create a batch from JSON ``{"tickets": [...]}`` or a JSONL upload (raw body or multipart
     ``file``). Bad lines go to the errors file; more lines or bytes than allowed is a 413, an
@@ -106,7 +124,7 @@ async def create_batch(
                          "application/jsonl or multipart/form-data")
     raw, fields, source = await read_body(request, settings.max_batch_bytes)
     fields = {"collection": collection or "", "webhook_url": webhook_url or "",
-              "budget": budget or "", **fields}
+              "budget": budget or "", "sources": sources or "", **fields}
     return await run_in_threadpool(_submit_jsonl, settings, raw, fields, source, caller)
 
 

@@ -4,7 +4,7 @@ from ragq.ledger.models.answers import AnswerRow, CitationRow
 from ragq.ledger.models.base import Base, UTCDateTime, utcnow
 from ragq.ledger.models.budget import BudgetChargeRow, JobBudgetRow
 from ragq.ledger.models.calls import ModelCallRow
-from ragq.ledger.models.corpus import DocumentRow, IngestRunRow
+from ragq.ledger.models.corpus import DocumentRow, IngestRunRow, SourceRow
 from ragq.ledger.models.enums import (
     TERMINAL_JOB_STATUSES,
     BatchStatus,
@@ -54,6 +54,7 @@ __all__ = [
     # corpus
     "DocumentRow",
     "IngestRunRow",
+    "SourceRow",
     # vocabularies
     "TERMINAL_JOB_STATUSES",
     "BatchStatus",

@@ -33,6 +33,19 @@ class DocumentRow(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
 
+class SourceRow(Base):
+    """A source of a tenant: a collection and what it holds, in words (set at ingest with
+    ``--source-description``), which the source router reads to send sub-queries there."""
+
+    __tablename__ = "sources"
+
+    tenant: Mapped[str] = mapped_column(String(128), primary_key=True)
+    name: Mapped[str] = mapped_column(String(256), primary_key=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = created_column()
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
 class IngestRunRow(Base):
     """One ``ragq ingest`` of a path; counters are bumped by parallel ingest tasks.
 

@@ -79,6 +79,10 @@ class SubQueryRow(Base):
     )
     finding: Mapped[str | None] = mapped_column(Text)
     ask: Mapped[int | None] = mapped_column(Integer)
+    # Where the source router sent it (a job searching several sources): the sources chosen,
+    # and the decision ({"scores": {source: score}, "reason": ..., "by": provider}).
+    sources: Mapped[list[str] | None]
+    source_route: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = created_column()
     finished_at: Mapped[datetime | None]
 

@@ -68,6 +68,7 @@ class EvidenceItemRow(Base):
     authority_tier: Mapped[int] = mapped_column(Integer, default=2)
     title: Mapped[str | None] = mapped_column(Text)
     text: Mapped[str] = mapped_column(Text)
+    source: Mapped[str | None] = mapped_column(String(256))  # the collection it came from
     in_context: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = created_column()
 

@@ -22,6 +22,8 @@ from ragq.schemas.flow import (
     Evidence,
     Plan,
     QuestionClass,
+    SourceChoice,
+    SourceProfile,
     Strategy,
     TicketReading,
     Usage,
@@ -160,9 +162,20 @@ class SetQueryText(Action):
 
 
 @dataclass(frozen=True)
+class RecordSourceRoute(Action):
+    """Where a sub-query was sent, when its job may search several sources: the sources
+    chosen, the score of each one offered, why, and who chose (the provider's name)."""
+
+    sub_query_id: str
+    choice: SourceChoice
+    provider: str
+
+
+@dataclass(frozen=True)
 class RecordRetrieval(Action):
     """A retrieval request and its hits as evidence. ``dedup_of`` names the earlier request
-    whose hits these are (nothing was searched); ``cache_hit``: they came from the cache."""
+    whose hits these are (nothing was searched); ``cache_hit``: they came from the cache;
+    ``sources``: the collections searched, when the job may search several."""
 
     sub_query_id: str
     attempt: int
@@ -174,6 +187,7 @@ class RecordRetrieval(Action):
     latency_ms: int = 0
     dedup_of: str | None = None
     cache_hit: bool = False
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -250,8 +264,8 @@ class FinishJob(Action):
 LEDGER_WRITES: tuple[type[Action], ...] = (
     SetStatus, OpenBudget, Charge, RecordModelCall, RecordReading, RecordAskRoute,
     RecordAskPlan, RecordRoute, RecordPlan, RecordSubQueries,
-    SetQueryText, RecordRetrieval, RecordCheck, FinishSubQuery, RecordVerification,
-    MarkInContext, RecordAnswer, FinishJob,
+    SetQueryText, RecordSourceRoute, RecordRetrieval, RecordCheck, FinishSubQuery,
+    RecordVerification, MarkInContext, RecordAnswer, FinishJob,
 )
 
 
@@ -271,6 +285,12 @@ class ReadRequest(RoleRequest):
 @dataclass(frozen=True)
 class RouteRequest(RoleRequest):
     question: str
+
+
+@dataclass(frozen=True)
+class SourceRouteRequest(RoleRequest):
+    query: str
+    sources: tuple[SourceProfile, ...]
 
 
 @dataclass(frozen=True)
@@ -355,23 +375,28 @@ class LookUpPlan(Action):
 @dataclass(frozen=True)
 class Probe(Action):
     """Embed ``query``; find an earlier request among ``candidates`` ((request id, query) of
-    at least ``top_k`` hits) within ``similarity``; else read the evidence cache under ``key``."""
+    at least ``top_k`` hits) within ``similarity``; else read the evidence cache of collection
+    ``cache`` under ``key`` (None: a search of several sources, which the cache does not
+    keep)."""
 
     request: RetrieveDue
     query: str
     key: str
     candidates: tuple[tuple[str, str], ...]
     similarity: float
+    cache: str | None = None
 
 
 @dataclass(frozen=True)
 class Search(Action):
-    """Search the vector store (already paid for), filtered by the job's ACL."""
+    """Search the vector store (already paid for), filtered by the job's ACL: each of
+    ``collections`` for its best ``top_k`` (in parallel; the job's collection when empty)."""
 
     request: RetrieveDue
     query: str
     vector: Sequence[float]
     top_k: int
+    collections: tuple[str, ...] = ()
 
 
 WORK: tuple[type[Action], ...] = (CallRole, AnswerExtractively, LookUpPlan, Probe, Search)
@@ -397,6 +422,7 @@ class CacheEvidence(Action):
     key: str
     hits: tuple[CachedHit, ...]
     acl: tuple[str, ...]
+    collection: str = ""  # whose cache (empty: the job's collection)
 
 
 @dataclass(frozen=True)
@@ -405,6 +431,7 @@ class DropCachedEvidence(Action):
 
     key: str
     reason: str
+    collection: str = ""  # whose cache (empty: the job's collection)
 
 
 @dataclass(frozen=True)

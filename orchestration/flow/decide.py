@@ -52,6 +52,7 @@ HANDLERS: dict[type[Event], Handler] = {
 ANSWERS: dict[str, Handler] = {
     "ticket_reader": start.on_reader,
     "router": start.on_router,
+    "source_router": retrieve.on_source_router,
     "planner": start.on_planner,
     "sufficiency": check.on_sufficiency,
     "finder": check.on_finder,
@@ -75,6 +76,7 @@ REFUSED_ANSWERS: dict[str, Handler] = {
     "reranker": answer.on_refused,
     "ticket_reader": start.out_of_budget,
     "router": start.out_of_budget,
+    "source_router": retrieve.on_source_router_refused,
     "sufficiency": check.on_refused,
 }
 
@@ -103,6 +105,8 @@ def decide(state: JobState, event: Event) -> list[Action]:
 def _after_the_end(state: JobState, event: Event) -> list[Action]:
     """An ended job (cancelled, failed) enqueues nothing; a call that was under way is still
     recorded and settled, and a pipeline still replies, so its layer's chord completes."""
+    if isinstance(event, RoleAnswered) and event.call.role == "source_router":
+        return [*settle(event), *_after_the_end(state, retrieve.due_of(event))]
     if isinstance(event, RoleAnswered | RoleFailed):
         return settle(event)
     due = event.request if isinstance(event, Probed | Searched) else event

@@ -5,7 +5,13 @@ embedding, a step; the ledger again, when a rewrite says the same as an earlier 
 fetched at least as many hits (near-duplicate by embedding); the evidence cache, when another
 job cached this request and every chunk is still visible to this requester at its current
 version; else a paid search. Every attempt pays a step; only a real search pays a retrieval
-call, its price, and (for a key the job has not searched) a unique query.
+call and its price per collection it searches, and (for a key the job has not searched) a
+unique query.
+
+A job that may search several sources first sends each sub-query to its source(s): the
+``source_router`` role chooses at the sub-query's first attempt (its rewrites search the same
+sources), the choice is recorded, and the retrieval goes on in the same step. A search of
+several sources neither reads nor fills the evidence cache (it is kept per collection).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ragq.orchestration.cache_check import usable
+from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.actions import (
     Action,
     CacheEvidence,
@@ -22,19 +29,23 @@ from ragq.orchestration.flow.actions import (
     FinishSubQuery,
     Probe,
     RecordRetrieval,
+    RecordSourceRoute,
     Reply,
     Search,
     SetQueryText,
     SetStatus,
+    SourceRouteRequest,
 )
-from ragq.orchestration.flow.events import Probed, Refused, RetrieveDue, Searched
+from ragq.orchestration.flow.calls import ask, settle
+from ragq.orchestration.flow.events import Probed, Refused, RetrieveDue, RoleAnswered, Searched
 from ragq.orchestration.flow.state import JobState, RequestState, SubQueryState
 from ragq.orchestration.retrieval import search_width
 from ragq.orchestration.retrieval_keys import retrieval_key
 from ragq.orchestration.routing import RoutePath
+from ragq.orchestration.sources import accept_choice
 from ragq.orchestration.substitution import substitute
 from ragq.schemas.cache import CachedHit
-from ragq.schemas.flow import PlannedSubQuery
+from ragq.schemas.flow import PlannedSubQuery, SourceChoice
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 from ragq.schemas.tasks import Task
 
@@ -59,40 +70,90 @@ def summary(sq: SubQueryState, sufficient: bool | None, *, finding: str | None =
 
 
 class _Request:
-    """One attempt of one sub-query, resolved: what it searches, how wide, under which key."""
+    """One attempt of one sub-query, resolved: what it searches (which query, in which
+    collections), how wide, under which key."""
 
-    def __init__(self, state: JobState, due: RetrieveDue, query: str | None = None):
+    def __init__(self, state: JobState, due: RetrieveDue, query: str | None = None,
+                 sources: tuple[str, ...] = ()):
         self.due = due
         self.sq = state.sub_query(due.round, due.index)
         self.query = query or due.text or query_text(state, self.sq)
+        self.sources = sources or self.sq.sources or state.searchable
         config = state.config
         self.top_k = search_width(self.query, state.ask_text(self.sq.ask),
                                   top_k=config.search_top_k,
                                   context_chunks=config.context_max_chunks)
-        self.key = retrieval_key(self.query, collection=state.collection, acl=state.acl,
+        self.key = retrieval_key(self.query, collection=",".join(self.sources), acl=state.acl,
                                  top_k=self.top_k)
+        self.cache = self.sources[0] if len(self.sources) == 1 else None
         self.charge_key = f"retrieve:{self.sq.id}:{due.attempt}"
-        # Requests the job searched (cache hits included), other than this very attempt.
+        # Requests the job searched (cache hits included), other than this very attempt, of
+        # the same sources (another source's hits answer nothing here).
         self.earlier = [r for r in state.requests if r.dedup_of is None
-                        and (r.sub_query_id, r.attempt) != (self.sq.id, due.attempt)]
+                        and (r.sub_query_id, r.attempt) != (self.sq.id, due.attempt)
+                        and (not state.routes_sources or r.sources == self.sources)]
 
     def record(self, state: JobState, hits: tuple[CachedHit, ...], *, latency_ms: int = 0,
                dedup_of: str | None = None, cache_hit: bool = False) -> RecordRetrieval:
         return RecordRetrieval(self.sq.id, self.due.attempt, self.query, self.key, self.top_k,
-                               state.acl, hits, latency_ms, dedup_of, cache_hit)
+                               state.acl, hits, latency_ms, dedup_of, cache_hit, self.sources)
 
 
 def on_retrieve_due(state: JobState, event: RetrieveDue) -> list[Action]:
+    """A sub-query of a job with several sources not yet sent anywhere asks the source router
+    first; otherwise it is retrieved."""
+    sq = state.sub_query(event.round, event.index)
+    if state.routes_sources and not sq.sources:
+        query = event.text or query_text(state, sq)
+        request = SourceRouteRequest(query, state.sources)
+        reserve = estimate_tokens(" ".join([query, *(s.description for s in state.sources)]))
+        context = {"round": event.round, "index": event.index, "attempt": event.attempt,
+                   "text": event.text}
+        return [SetStatus(JobStatus.RETRIEVING), SetQueryText(sq.id, query),
+                *ask("source_router", f"sources:{sq.id}", reserve, request, context)]
+    return _retrieve(state, _Request(state, event))
+
+
+def on_source_router(state: JobState, event: RoleAnswered) -> list[Action]:
+    """Record where the sub-query goes (a choice naming no offered source falls back to the
+    offline one), then retrieve from there in the same step."""
+    proposed = event.value
+    assert isinstance(proposed, SourceChoice)
+    due = due_of(event)
+    sq = state.sub_query(due.round, due.index)
+    query = due.text or query_text(state, sq)
+    choice = accept_choice(proposed, query, state.sources)
+    # A redelivered step searches where the first delivery's recorded choice sent it.
+    req = _Request(state, due, sources=sq.sources or tuple(choice.sources))
+    return [*settle(event), RecordSourceRoute(sq.id, choice, event.provider),
+            *_retrieve(state, req)]
+
+
+def on_source_router_refused(state: JobState, event: Refused) -> list[Action]:
+    """The retrieval after the choice was refused: the sub-query is skipped (see
+    :func:`on_refused`)."""
+    assert isinstance(event.during, RoleAnswered)
+    return on_refused(state, Refused(event.dimension, event.charge, due_of(event.during),
+                                     event.dropped))
+
+
+def due_of(event: RoleAnswered) -> RetrieveDue:
+    """The retrieval a source router's answer continues."""
+    context = event.call.context
+    return RetrieveDue(int(context["round"]), int(context["index"]), int(context["attempt"]),
+                       context.get("text"))
+
+
+def _retrieve(state: JobState, req: _Request) -> list[Action]:
     """An exact repeat is answered before the query is embedded; anything else is probed."""
-    req = _Request(state, event)
     head: list[Action] = [SetStatus(JobStatus.RETRIEVING), SetQueryText(req.sq.id, req.query)]
     repeat = next((r for r in req.earlier if r.key == req.key), None)
     if state.config.dedup_enabled and repeat is not None:
         return head + _answered(state, req, hits_of(state, repeat), dedup_of=repeat.id)
     candidates = tuple((r.id, r.query) for r in req.earlier if r.top_k >= req.top_k) \
         if state.config.dedup_enabled else ()
-    return [*head, Probe(event, req.query, req.key, candidates,
-                         state.config.near_duplicate_similarity)]
+    return [*head, Probe(req.due, req.query, req.key, candidates,
+                         state.config.near_duplicate_similarity, req.cache)]
 
 
 def on_probed(state: JobState, event: Probed) -> list[Action]:
@@ -108,21 +169,25 @@ def on_probed(state: JobState, event: Probed) -> list[Action]:
         verdict = usable(event.cached, requester_acl=state.acl, current_versions=event.versions)
         if verdict.ok:
             return spent + _answered(state, req, tuple(event.cached.hits), cache_hit=True)
-        drop.append(DropCachedEvidence(req.key, verdict.reason))
+        drop.append(DropCachedEvidence(req.key, verdict.reason, req.cache or ""))
     new_query = all(r.key != req.key for r in req.earlier)
+    searches = len(req.sources)
     paid = Charge(req.charge_key, {
-        BudgetDimension.STEPS: 1, BudgetDimension.RETRIEVAL_CALLS: 1,
+        BudgetDimension.STEPS: 1, BudgetDimension.RETRIEVAL_CALLS: searches,
         BudgetDimension.UNIQUE_QUERIES: int(new_query),
-        BudgetDimension.COST_USD: state.config.retrieval_call_usd,
+        BudgetDimension.COST_USD: state.config.retrieval_call_usd * searches,
     }, step="retrieve", attempt=event.request.attempt)
-    return [*spent, paid, *drop, Search(event.request, req.query, event.vector, req.top_k)]
+    return [*spent, paid, *drop,
+            Search(event.request, req.query, event.vector, req.top_k, req.sources)]
 
 
 def on_searched(state: JobState, event: Searched) -> list[Action]:
     req = _Request(state, event.request, event.query)
     writes, replies = _after_retrieval(state, req)
-    return [req.record(state, event.hits, latency_ms=event.latency_ms), *writes,
-            CacheEvidence(req.key, event.hits, state.acl), *replies]
+    cache: list[Action] = [] if req.cache is None else \
+        [CacheEvidence(req.key, event.hits, state.acl, req.cache)]
+    return [req.record(state, event.hits, latency_ms=event.latency_ms), *writes, *cache,
+            *replies]
 
 
 def on_refused(state: JobState, event: Refused) -> list[Action]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.review import ReviewPolicy
-from ragq.schemas.flow import Evidence, Plan, QuestionClass, Strategy
+from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
@@ -102,6 +102,7 @@ class SubQueryState:
     finding: str | None = None
     origin: SubQueryOrigin = SubQueryOrigin.PLAN
     ask: int | None = None
+    sources: tuple[str, ...] = ()  # where the source router sent it (empty: not routed)
 
     @property
     def searched_text(self) -> str:
@@ -127,6 +128,7 @@ class RequestState:
     top_k: int
     dedup_of: str | None = None
     cache_hit: bool = False
+    sources: tuple[str, ...] = ()  # the collections it searched (empty: the job's one)
 
     @property
     def searched(self) -> bool:
@@ -156,7 +158,9 @@ class VerificationState:
 
 @dataclass(frozen=True)
 class JobState:
-    """A job as the ledger holds it at the start of a step; ``config`` is how the flow is set."""
+    """A job as the ledger holds it at the start of a step; ``config`` is how the flow is set.
+    ``sources`` are the collections the job may search (with their descriptions and past hits)
+    when it names any; without, it searches ``collection`` alone."""
 
     job_id: str
     question: str
@@ -177,11 +181,22 @@ class JobState:
     requests: tuple[RequestState, ...] = ()
     evidence: tuple[EvidenceState, ...] = ()
     verifications: tuple[VerificationState, ...] = ()
+    sources: tuple[SourceProfile, ...] = ()
 
     @property
     def ended(self) -> bool:
         """Whether the job already ended (completed, failed, cancelled …): do nothing more."""
         return self.status in TERMINAL_JOB_STATUSES
+
+    @property
+    def searchable(self) -> tuple[str, ...]:
+        """The collections the job may search: its sources, else its one collection."""
+        return tuple(s.name for s in self.sources) or (self.collection,)
+
+    @property
+    def routes_sources(self) -> bool:
+        """Whether each sub-query is sent to its source(s): the job may search several."""
+        return len(self.sources) > 1
 
     def ask(self, index: int) -> AskState:
         """Ask ``index``; raises KeyError when the job has none (it was not read yet)."""

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ragq.orchestration.sources import choose_sources
 from ragq.providers.offline import (
     finder,
     planner,
@@ -33,6 +34,8 @@ from ragq.schemas.flow import (
     Ranking,
     Rewrite,
     RouteDecision,
+    SourceChoice,
+    SourceProfile,
     SufficiencyVerdict,
     TicketReading,
     Usage,
@@ -76,6 +79,12 @@ class OfflineProvider:
 
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         return _metered(lambda: router.route(question), [question], lambda r: r.reason)
+
+    def route_sources(self, query: str, sources: Sequence[SourceProfile]
+                      ) -> tuple[SourceChoice, Usage]:
+        """The lexical fit of the query to each source's description, plus its past hits."""
+        return _metered(lambda: choose_sources(query, sources),
+                        [query, *(s.description for s in sources)], lambda c: c.reason)
 
     def plan(self, question: str, *, max_sub_queries: int, context: str = ""
              ) -> tuple[Plan, Usage]:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ragq.schemas.flow import Evidence, ModelRole
+from ragq.schemas.flow import Evidence, ModelRole, SourceProfile
 
 Messages = list[dict[str, str]]
 
@@ -32,6 +32,11 @@ SYSTEM: dict[ModelRole, str] = {
         "simple_fact (one fact, one lookup), procedural (how to do something), multi_hop "
         "(needs a fact to find another fact, or compares several things), investigative "
         "(open-ended, needs many sources). confidence is between 0 and 1."),
+    ModelRole.SOURCE_ROUTER: (
+        "Choose which sources (collections) to search for a query, from their descriptions. "
+        "sources: the name of the best fitting source, and of any other that may hold the "
+        "answer too, best first, only names from the list. scores: each listed source with a "
+        "fit in [0, 1]. past_hits counts how often a source's passages answered before."),
     ModelRole.PLANNER: (
         "Decompose the question into at most {max_sub_queries} atomic search queries. A "
         "sub-query that needs the answer of an earlier one lists that one's 0-based index in "
@@ -105,6 +110,12 @@ def read_ticket(text: str) -> Messages:
 
 def route(question: str) -> Messages:
     return messages(ModelRole.ROUTER, f"Question: {question}")
+
+
+def route_sources(query: str, sources: Sequence[SourceProfile]) -> Messages:
+    listed = "\n".join(f"- name={s.name} past_hits={s.hits}: {s.description or '(none)'}"
+                       for s in sources)
+    return messages(ModelRole.SOURCE_ROUTER, f"Query: {query}\n\nSources:\n{listed}")
 
 
 def plan(question: str, max_sub_queries: int, context: str = "") -> Messages:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragq.orchestration.sources import choose_sources
 from ragq.providers.offline import reader as offline_reader
 from ragq.providers.offline import reranker as offline_reranker
 from ragq.providers.offline import rewriter as offline_rewriter
@@ -27,6 +28,8 @@ from ragq.schemas.flow import (
     Ranking,
     Rewrite,
     RouteDecision,
+    SourceChoice,
+    SourceProfile,
     SufficiencyVerdict,
     TicketReading,
     Usage,
@@ -66,6 +69,20 @@ class OpenAIProvider:
             ModelRole.ROUTER, prompts.route(question), wire.RouteWire, wire.to_route,
             lambda why: RouteDecision(question_class=QuestionClass.MULTI_HOP,
                                       reason=_fallback_note(why), confidence=0.0)))
+
+    def route_sources(self, query: str, sources: Sequence[SourceProfile]
+                      ) -> tuple[SourceChoice, Usage]:
+        """The sources to search, only among those offered; falls back to the offline
+        choice (lexical fit to the descriptions, plus past hits)."""
+        offered = [s.name for s in sources]
+
+        def fallback(why: str) -> SourceChoice:
+            found = choose_sources(query, sources)
+            return found.model_copy(update={"reason": f"{found.reason}; {_fallback_note(why)}"})
+
+        return self.caller.run(RoleCall(
+            ModelRole.SOURCE_ROUTER, prompts.route_sources(query, sources),
+            wire.SourceChoiceWire, lambda w: wire.to_source_choice(w, offered), fallback))
 
     def plan(self, question: str, *, max_sub_queries: int, context: str = ""
              ) -> tuple[Plan, Usage]:

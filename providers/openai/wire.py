@@ -30,6 +30,7 @@ from ragq.schemas.flow import (
     Ranking,
     Rewrite,
     RouteDecision,
+    SourceChoice,
     Strategy,
     SufficiencyVerdict,
     TicketReading,
@@ -56,6 +57,17 @@ class RouteWire(_Wire):
     question_class: QuestionClass
     reason: str
     confidence: float
+
+
+class SourceScoreWire(_Wire):
+    name: str
+    score: float
+
+
+class SourceChoiceWire(_Wire):
+    sources: list[str]
+    scores: list[SourceScoreWire]
+    reason: str
 
 
 class SubQueryWire(_Wire):
@@ -174,6 +186,18 @@ def to_reading(w: ReadingWire) -> TicketReading:
 def to_route(w: RouteWire) -> RouteDecision:
     return RouteDecision(question_class=w.question_class, reason=w.reason,
                          confidence=_unit(w.confidence))
+
+
+def to_source_choice(w: SourceChoiceWire, offered: Sequence[str]) -> SourceChoice:
+    """The sources the model chose, each one it was offered; a name it was not offered is
+    refused (the repair attempt shows the model the valid names)."""
+    unknown = [name for name in w.sources if name not in offered]
+    if unknown or not w.sources:
+        raise ValueError(f"sources must name one or more of {', '.join(offered)}; "
+                         f"got {', '.join(w.sources) or 'none'}")
+    return SourceChoice(sources=list(dict.fromkeys(w.sources)),
+                        scores={s.name: _unit(s.score) for s in w.scores if s.name in offered},
+                        reason=w.reason)
 
 
 def to_plan(w: PlanWire) -> Plan:

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from ragq.cli.evaluate import COST, NOT_APPLICABLE, QUALITY, print_tables, tables
 from ragq.evaluation.metrics import question_row
-from ragq.evaluation.run import _by_route
+from ragq.evaluation.run import _by_route, retrievals_by_source
 
 
 def _report() -> dict[str, object]:
@@ -134,3 +134,21 @@ def test_eval_into_a_file_writes_progress_lines_before_the_tables(stack, tmp_pat
     assert lines.index(progress[-1]) < first_table
     assert "…" not in out.read_text()
     assert json.loads(report.read_text())["agentic"]["overall"]["questions"] == 4
+
+
+def test_retrieval_calls_are_reported_per_source() -> None:
+    answered = [{"usage": {"retrieval_calls_by_source": {"api-reference": 3,
+                                                         "billing-policy": 1}}},
+                {"usage": {"retrieval_calls_by_source": {"api-reference": 2}}},
+                {"usage": {}}]
+    figures = retrievals_by_source(answered)
+    assert figures == {
+        "api-reference": {"calls": 5, "questions": 2, "calls_per_question": 5 / 3},
+        "billing-policy": {"calls": 1, "questions": 1, "calls_per_question": 1 / 3}}
+    report = _report() | {"sources": {"agentic": figures, "baseline": retrievals_by_source(
+        [{"usage": {"retrieval_calls_by_source": {"eval_set": 1}}}] * 3)}}
+    rows = [line.split() for line in _render(report).splitlines()
+            if line.split()[:1] in (["agentic"], ["baseline"]) and len(line.split()) == 5]
+    assert ["agentic", "api-reference", "5", "2", "1.67"] in rows
+    assert ["agentic", "billing-policy", "1", "1", "0.33"] in rows
+    assert ["baseline", "eval_set", "3", "3", "1.00"] in rows

@@ -32,6 +32,8 @@ from ragq.schemas.flow import (
     Ranking,
     Rewrite,
     RouteDecision,
+    SourceChoice,
+    SourceProfile,
     Strategy,
     SufficiencyVerdict,
     TicketReading,
@@ -80,6 +82,17 @@ class SeededProvider:
     def route(self, question: str) -> tuple[RouteDecision, Usage]:
         usage = self._usage("router")
         return RouteDecision(question_class=self.rng.choice(list(QuestionClass))), usage
+
+    def route_sources(self, query: str, sources: Sequence[SourceProfile]
+                      ) -> tuple[SourceChoice, Usage]:
+        """Any non-empty subset of the sources, sometimes with (or only) a name not offered."""
+        usage = self._usage("source_router")
+        names = [s.name for s in sources]
+        chosen = self.rng.sample(names, self.rng.randint(1, len(names)))
+        if self.rng.random() < 0.2:
+            chosen = ["nowhere"] if self.rng.random() < 0.5 else [*chosen, "nowhere"]
+        return SourceChoice(sources=chosen, scores={n: self.rng.random() for n in names},
+                            reason="seeded"), usage
 
     def plan(self, question: str, *, max_sub_queries: int, context: str = ""
              ) -> tuple[Plan, Usage]:

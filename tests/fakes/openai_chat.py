@@ -128,6 +128,20 @@ def _ticket_reader(text: str) -> dict[str, Any]:
             "context": " ".join(x for x in lines if not x.endswith("?")), "noise": []}
 
 
+SOURCE_LINE = re.compile(r"^- name=(\S+) past_hits=\d+: (.*)$", re.M)
+
+
+def _source_router(text: str) -> dict[str, Any]:
+    """The listed source whose description shares the most words with the query."""
+    query = {w for w in re.findall(r"\w+", _subject(text).lower()) if len(w) > 3}
+    fits = {name: len(query & set(re.findall(r"\w+", desc.lower())))
+            for name, desc in SOURCE_LINE.findall(text)}
+    best = max(fits, key=lambda n: fits[n]) if fits else "none"
+    return {"sources": [best], "scores": [{"name": n, "score": min(1.0, f / 3)}
+                                          for n, f in fits.items()],
+            "reason": "fake: most shared words"}
+
+
 def _reranker(text: str) -> dict[str, Any]:
     """The candidates in the order given."""
     return {"ranked": [c for c, _ in _chunks(text)], "reason": "fake: as given"}
@@ -135,7 +149,7 @@ def _reranker(text: str) -> dict[str, Any]:
 
 RULES = {"reranker": _reranker, "ticket_reader": _ticket_reader, "router": _router,
          "planner": _planner, "sufficiency": _sufficiency, "rewriter": _rewriter, "finder": _finder,
-         "verifier": _verifier, "synthesizer": _synthesizer}
+         "verifier": _verifier, "synthesizer": _synthesizer, "source_router": _source_router}
 
 
 def rule_answer(role: str, body: dict[str, Any]) -> ChatAnswer:

@@ -3,6 +3,7 @@ and on the in-memory one ends the same way, with the same spend, sub-queries and
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -10,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from ragq.ledger import make_engine, session_scope, upgrade
+from ragq.ledger import make_engine, register_source, session_scope, upgrade
 from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
-from ragq.ledger.models import JobBudgetRow, JobRow, ModelCallRow, SubQueryRow
+from ragq.ledger.models import EvidenceItemRow, JobBudgetRow, JobRow, ModelCallRow, SubQueryRow
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.orchestration.flow.actions import FinishJob, RecordModelCall
 from ragq.schemas.flow import CallAttempt, Usage
@@ -25,6 +26,8 @@ from tests.fakes.flow_world import COLLECTION, config, seeded_world
 QUESTIONS = ["Who founded the company that makes the camera lens?",
              "Hi,\n\nWe sell lenses.\n\n1. What is the refund limit?\n2. How do I rotate a key?"
              "\n\nBest,\nKim"]
+
+DESCRIPTIONS = {COLLECTION: "refunds plans and limits", "kb2": "keys, cameras and lenses"}
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +44,7 @@ def _run(ledger: Any, seed: int, job_id: str) -> None:
 
 def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, Any]:
     ledger = MemoryLedger()
+    ledger.sources.update(DESCRIPTIONS)
     job_id = ledger.add_job(question, collection=COLLECTION, meta=meta)
     _run(ledger, seed, job_id)
     job = ledger.jobs[job_id]
@@ -48,15 +52,19 @@ def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, A
     return {"result": _comparable(job.result),
             "used": {d: float(job.budget.used[d]) for d in BudgetDimension
                      if d is not BudgetDimension.LATENCY_MS},
-            "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding)
-                                  for s in job.sub_queries.values()),
+            "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding,
+                                   list(s.sources)) for s in job.sub_queries.values()),
+            "evidence_sources": sorted(e.item.source for e in job.evidence),
             "calls": sorted(role for role, *_ in job.model_calls.values())}
 
 
 def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question: str
                ) -> dict[str, Any]:
+    tenant = uuid.uuid4().hex  # no past hits: the sources' priors start at zero, as in memory
     with session_scope(ledger.engine) as session:
-        job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
+        for name, description in DESCRIPTIONS.items():
+            register_source(session, tenant=tenant, name=name, description=description)
+        job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant=tenant,
                          collection=COLLECTION, question=question, acl=["public"],
                          metadata=meta).id
     _run(ledger, seed, job_id)
@@ -66,12 +74,15 @@ def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question:
         subs = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == job_id)).all()
         calls = session.scalars(select(ModelCallRow.role)
                                 .where(ModelCallRow.job_id == job_id)).all()
+        sources = session.scalars(select(EvidenceItemRow.source)
+                                  .where(EvidenceItemRow.job_id == job_id)).all()
         assert job is not None and budget is not None
         return {"result": _comparable(job.result),
                 "used": {d: float(getattr(budget, f"used_{d.value}")) for d in BudgetDimension
                          if d is not BudgetDimension.LATENCY_MS},
-                "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding)
-                                      for s in subs),
+                "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text,
+                                       s.finding, list(s.sources or ())) for s in subs),
+                "evidence_sources": sorted(s or "" for s in sources),
                 "calls": sorted(calls)}
 
 
@@ -87,9 +98,12 @@ def _comparable(result: dict[str, Any] | None) -> dict[str, Any]:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1),
        route=st.sampled_from([None, "simple", "bounded", "full"]),
-       steps=st.sampled_from([None, 4, 12, 40]), question=st.sampled_from(QUESTIONS))
-def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, steps, question):
-    meta = {"route": route, "budget": {"max_steps": steps} if steps else None}
+       steps=st.sampled_from([None, 4, 12, 40]), question=st.sampled_from(QUESTIONS),
+       sources=st.sampled_from([None, [COLLECTION, "kb2"]]))
+def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, steps, question,
+                                                    sources):
+    meta = {"route": route, "budget": {"max_steps": steps} if steps else None,
+            "sources": sources}
     assert _sql_books(sql_ledger, seed, meta, question) == _memory_books(seed, meta, question)
 
 

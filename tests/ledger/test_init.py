@@ -21,6 +21,7 @@ PUBLIC = {
     "UpsertOutcome", "add_ingest_counts", "close_stale_ingest_runs", "create_ingest_run",
     "current_versions",
     "finish_ingest_run", "get_documents", "get_ingest_run", "upsert_document",
+    "SourceView", "list_sources", "register_source", "source_names",
     "ClaimedDelivery", "claim_delivery", "disable_endpoint", "ensure_endpoint",
     "first_attempts", "record_attempt", "schedule_attempt",
     "ApiKeyRow", "BatchInputErrorRow", "BatchRow", "DocumentRow", "IngestRunRow", "JobRow",

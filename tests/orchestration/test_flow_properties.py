@@ -8,7 +8,9 @@ verdicts either way, follow-ups, failures), and the promises of the flow must ho
 - what model calls spent is in the budget's books, past its limit if need be;
 - no work is done that a granted charge did not pay for first;
 - once the budget refused anything, no new plan, layer or verification round is started;
-- every sub-query ends.
+- every sub-query ends;
+- a job over several sources routes every sub-query it searches before searching it, searches
+  only sources the job may search, and pays one retrieval call per source searched.
 """
 
 from __future__ import annotations
@@ -67,7 +69,10 @@ class WatchedRunner(Runner):
             sq = state.sub_query(work.request.round, work.request.index)
             paid = job.charges[f"retrieve:{sq.id}:{work.request.attempt}"]
             assert paid.refused is None
-            assert dict(paid.rows).get(BudgetDimension.RETRIEVAL_CALLS) == 1
+            assert dict(paid.rows).get(BudgetDimension.RETRIEVAL_CALLS) == len(work.collections)
+            assert set(work.collections) <= set(state.searchable)
+            if state.routes_sources:
+                assert work.collections == sq.sources
         self.journal.append(("work", type(work).__name__))
         return super().perform(work, state)
 
@@ -104,9 +109,10 @@ budgets = st.fixed_dictionaries({}, optional={
        dedup=st.booleans(), expansion=st.booleans(), budgets_on=st.booleans(),
        failure_rate=st.sampled_from([0.0, 0.0, 0.0, 0.05]),
        acl=st.sampled_from([("public",), ("staff",), ("public", "staff")]),
-       questions=st.lists(st.sampled_from(QUESTIONS), min_size=1, max_size=3))
+       questions=st.lists(st.sampled_from(QUESTIONS), min_size=1, max_size=3),
+       sources=st.sampled_from([None, None, [COLLECTION], [COLLECTION, "kb2", "kb3"]]))
 def test_every_job_keeps_the_flows_promises(seed, budget, route, dedup, expansion, budgets_on,
-                                            failure_rate, acl, questions):
+                                            failure_rate, acl, questions, sources):
     world = seeded_world(seed, failure_rate=failure_rate)
     ledger = MemoryLedger(clock=Clock())
     ledger.documents.update({(COLLECTION, f"doc{i}"): "v1" for i in range(8)})
@@ -114,7 +120,7 @@ def test_every_job_keeps_the_flows_promises(seed, budget, route, dedup, expansio
                                                  adaptive_expansion=expansion,
                                                  budgets_enabled=budgets_on))
     for question in questions:
-        meta = {"budget": budget or None, "route": route}
+        meta = {"budget": budget or None, "route": route, "sources": sources}
         job_id = ledger.add_job(question, collection=COLLECTION, acl=acl, meta=meta)
         WatchedDispatcher(runner).run(job_id)
         job = ledger.jobs[job_id]
@@ -127,7 +133,17 @@ def test_every_job_keeps_the_flows_promises(seed, budget, route, dedup, expansio
         assert all(sq.status != SubQueryStatus.PENDING for sq in job.sub_queries.values())
         _within_budget(job)
         _spend_is_booked(job)
+        _searched_where_routed(job, sources)
         _nothing_started_after_a_refusal(runner.journal, job_id)
+
+
+def _searched_where_routed(job: Any, sources: list[str] | None) -> None:
+    for request in job.requests.values():
+        assert set(request.sources) <= set(sources or [COLLECTION])
+        if sources and len(sources) > 1:
+            sq = next(s for s in job.sub_queries.values() if s.id == request.sub_query_id)
+            assert sq.sources and request.sources == sq.sources
+            assert job.source_routes[sq.id].choice.sources == list(sq.sources)
 
 
 def _within_budget(job: Any) -> None:

@@ -1,6 +1,6 @@
 from ragq import providers
 from ragq.providers import ModelProvider, OfflineProvider
-from ragq.schemas.flow import QuestionClass, Strategy
+from ragq.schemas.flow import QuestionClass, SourceProfile, Strategy
 from tests.providers.conftest import ev
 
 
@@ -42,3 +42,12 @@ def test_same_input_same_output(provider):
     question = "Which river is longer, the Danube or the Rhine?"
     assert provider.plan(question, max_sub_queries=4)[0] == provider.plan(
         question, max_sub_queries=4)[0]
+
+
+def test_the_source_router_sends_a_query_where_the_description_fits(provider):
+    sources = [SourceProfile(name="billing-policy", description="Plans, invoices and refunds."),
+               SourceProfile(name="api-reference", description="Endpoints and rate limits.")]
+    choice, usage = provider.route_sources("Can annual plans be refunded?", sources)
+    assert choice.sources == ["billing-policy"]
+    assert choice.scores["billing-policy"] > choice.scores["api-reference"]
+    assert usage.model == "offline" and usage.prompt_tokens > 0

@@ -1,0 +1,84 @@
+"""A tenant's sources: collections with a description of what they hold (issue 16).
+
+Registered at ingest (every ingest registers its collection; ``--source-description`` sets or
+replaces the description); read at submission, to resolve and check a ticket's ``sources``,
+and by the flow's snapshot, which gives the source router each description and past hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ragq.ledger.models import DocumentRow, EvidenceItemRow, JobRow, SourceRow
+
+
+@dataclass(frozen=True)
+class SourceView:
+    """A source as ``ragq sources list`` and ``GET /v1/sources`` show it."""
+
+    name: str
+    description: str
+    documents: int
+    hits: int
+
+
+def register_source(session: Session, *, tenant: str, name: str,
+                    description: str | None = None) -> SourceRow:
+    """The tenant's source ``name``, created on first use; ``description`` (when given)
+    replaces the one it had."""
+    row = session.get(SourceRow, (tenant, name))
+    if row is None:
+        row = SourceRow(tenant=tenant, name=name, description=description or "")
+        session.add(row)
+    elif description is not None:
+        row.description = description
+    session.flush()
+    return row
+
+
+def source_names(session: Session, *, tenant: str) -> list[str]:
+    """The tenant's source names, sorted."""
+    return list(session.scalars(select(SourceRow.name).where(SourceRow.tenant == tenant)
+                                .order_by(SourceRow.name)))
+
+
+def list_sources(session: Session, *, tenant: str) -> list[SourceView]:
+    """The tenant's sources, sorted by name, with their document counts and past hits
+    (evidence of the tenant's jobs from the source that reached an answer)."""
+    rows = session.scalars(select(SourceRow).where(SourceRow.tenant == tenant)
+                           .order_by(SourceRow.name)).all()
+    names = [r.name for r in rows]
+    counted = session.execute(
+        select(DocumentRow.collection, func.count()).where(DocumentRow.collection.in_(names))
+        .group_by(DocumentRow.collection))
+    docs = {collection: count for collection, count in counted}
+    hits = source_hits(session, tenant=tenant, names=names)
+    return [SourceView(r.name, r.description, docs.get(r.name, 0), hits.get(r.name, 0))
+            for r in rows]
+
+
+def source_hits(session: Session, *, tenant: str, names: Sequence[str]) -> dict[str, int]:
+    """{source: evidence rows of the tenant's jobs from it that reached an answer}."""
+    if not names:
+        return {}
+    rows = session.execute(
+        select(EvidenceItemRow.source, func.count())
+        .join(JobRow, JobRow.id == EvidenceItemRow.job_id)
+        .where(JobRow.tenant == tenant, EvidenceItemRow.in_context.is_(True),
+               EvidenceItemRow.source.in_(names))
+        .group_by(EvidenceItemRow.source))
+    return {source: count for source, count in rows if source}
+
+
+def source_descriptions(session: Session, *, tenant: str, names: Sequence[str]
+                        ) -> dict[str, str]:
+    """{source: description} of the tenant's sources among ``names``."""
+    if not names:
+        return {}
+    rows = session.execute(select(SourceRow.name, SourceRow.description).where(
+        SourceRow.tenant == tenant, SourceRow.name.in_(names)))
+    return {name: description for name, description in rows}
