@@ -49,6 +49,7 @@ from ragq.ledger.models import (
     IngestRunRow,
     JobRow,
 )
+from ragq.ledger.outages import extend_open_deadlines
 from ragq.ledger.ports import FlowLedger, FlowWriter
 from ragq.ledger.reports import batch_report, job_ledger
 from ragq.ledger.sql_flow import SqlFlowLedger
@@ -107,6 +108,8 @@ __all__ = [
     "job_trail",
     "metrics_snapshot",
     "ping",
+    # the resident supervisor: outages do not spend latency budgets
+    "extend_open_deadlines",
     # API keys
     "create_api_key",
     "find_api_key",

@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     general_worker_threads: int = Field(4, ge=1, le=64)
     flower_port: int = Field(5555, ge=1, le=65535)
     start_timeout_s: float = Field(60.0, gt=0)
+    supervisor_poll_s: float = Field(
+        0.5, gt=0, le=60, description="How often the resident supervisor checks the processes."
+    )
     task_time_limit_s: float = Field(300.0, gt=0)
     visibility_timeout_s: float | None = Field(
         None, gt=0, description="When an unacknowledged task (its worker died) is redelivered; "
