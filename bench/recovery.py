@@ -121,7 +121,7 @@ def _restarted_at(settings: Settings, name: str, restarts: int, timeout_s: float
 
 
 def drill(settings: Settings, fault: str, tickets: Path, collection: str, *,
-          min_ended: int = 5, timeout_s: float = 300.0) -> Drill:
+          min_ended: int = 5, timeout_s: float = 600.0) -> Drill:
     """Submit ``tickets``, kill ``fault`` once ``min_ended`` jobs ended, wait for the batch;
     returns what happened."""
     sent = submit_file(settings, tickets, collection=collection)
@@ -221,6 +221,7 @@ def main() -> None:
     parser.add_argument("--amqp", help="a RabbitMQ URL: workers on it instead of embedded")
     parser.add_argument("--database", help="ledger URL (with --amqp)")
     parser.add_argument("--result-backend", help="Redis URL of results (with --amqp)")
+    parser.add_argument("--home", type=Path, help="keep the stack's home (logs) here")
     args = parser.parse_args()
     servers = {}
     broker = "embedded valkey"
@@ -229,7 +230,8 @@ def main() -> None:
                    "result_backend_url": args.result_backend or ""}
         broker = "RabbitMQ"
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, drill_stack(Path(tmp) / "home", **servers) as s:
+    with tempfile.TemporaryDirectory() as tmp, \
+            drill_stack(args.home or Path(tmp) / "home", **servers) as s:
         for fault in args.faults.split(","):
             tickets = tickets_file(Path(tmp) / f"{fault}.jsonl", args.jobs, fault)
             rows.append(drill(s, fault, tickets, "drill").row(broker))

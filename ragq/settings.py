@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ragq.schemas.flow import RoleModels
@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     chunk_words: int = Field(180, ge=16, le=2000)
     chunk_overlap_words: int = Field(40, ge=0)
     ingest_batch_docs: int = Field(64, ge=1, le=10_000)
+    ingest_batch_chunks: int = Field(
+        128, ge=1, le=100_000, description="About how many chunks one ingest task embeds."
+    )
     search_top_k: int = Field(5, ge=1, le=200)
     cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs (C12).")
     cache_url: str | None = Field(
@@ -159,6 +162,15 @@ class Settings(BaseSettings):
             raise ValueError(f"visibility_timeout_s ({value}) must exceed task_time_limit_s "
                              f"({limit}), or a slow task would run twice at once")
         return value
+
+    @model_validator(mode="after")
+    def _calls_fit_in_a_task(self) -> Settings:
+        """One request must fit in a task's bound, or no step could ever finish it."""
+        for name in ("openai_timeout_s", "webhook_timeout_s"):
+            if getattr(self, name) >= self.task_time_limit_s:
+                raise ValueError(f"{name} ({getattr(self, name)}) must be shorter than "
+                                 f"task_time_limit_s ({self.task_time_limit_s})")
+        return self
 
     @field_validator("chunk_overlap_words")
     @classmethod

@@ -116,15 +116,18 @@ def _wait_ready(settings: Settings, state: StackState, record: ProcessRecord) ->
         wait_for_port(settings.api_host, settings.api_port, record, timeout)
 
 
-def _guarded(step: Callable[..., T], *args: object) -> T | None:
-    """Run a step that follows a restart, twice at most: a broker that has just come back may
-    drop the first connection. None when both attempts failed (logged)."""
-    for attempt in (1, 2):
+def _guarded(step: Callable[..., T], *args: object, attempts: int = 10) -> T | None:
+    """Run a step that follows a restart until it succeeds, ``attempts`` times at most, a
+    second apart: a broker that has just come back drops old connections, and workers take a
+    moment to reconnect. None when every attempt failed (logged)."""
+    for attempt in range(1, attempts + 1):
         try:
             return step(*args)
-        except Exception:
-            log.exception("%s failed (attempt %d)", step.__name__, attempt)
+        except Exception as exc:
+            log.warning("%s failed (attempt %d of %d): %s", step.__name__, attempt, attempts,
+                        exc)
             time.sleep(1.0)
+    log.error("%s gave up after %d attempts", step.__name__, attempts)
     return None
 
 
@@ -136,7 +139,7 @@ def _restore_orphans(settings: Settings, workers: int) -> float | None:
     app = client_app(settings)
     if not uses_redis_transport(app):
         return None
-    restored = restore_orphans(app, replies=workers)
+    restored = restore_orphans(app, workers=workers)
     log.warning("restored %d deliveries nobody held", restored.count)
     return restored.oldest_delivery_at
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from celery import Celery
 
+from ragq.errors import StackError
+
 log = logging.getLogger(__name__)
 
 
@@ -38,25 +40,32 @@ def uses_redis_transport(app: Celery) -> bool:
         return bool(conn.transport.driver_type == "redis")
 
 
-def held_task_ids(app: Celery, timeout_s: float, replies: int | None = None) -> set[str]:
-    """Ids of the tasks the answering workers hold: reserved first, then active, so a task that
-    moves from one to the other between the two questions is still seen. ``replies``: how many
-    workers at most may answer (the wait ends when they all have)."""
-    inspect = app.control.inspect(timeout=timeout_s, limit=replies)
+def held_task_ids(app: Celery, timeout_s: float, workers: int) -> set[str]:
+    """Ids of the tasks the stack's ``workers`` hold: reserved first, then active, so a task
+    that moves from one to the other between the two questions is still seen.
+
+    Raises StackError when fewer than ``workers`` answer both (one still reconnecting to a
+    broker that has just come back): its tasks would look like nobody's and run twice.
+    """
+    inspect = app.control.inspect(timeout=timeout_s, limit=workers)
     held: set[str] = set()
-    for replies in (inspect.reserved(), inspect.active()):
-        for requests in (replies or {}).values():
+    for replies in (inspect.reserved() or {}, inspect.active() or {}):
+        if len(replies) < workers:
+            raise StackError(f"{len(replies)} of {workers} workers answered "
+                             f"({sorted(replies)}); not restoring anything yet")
+        for requests in replies.values():
             held.update(str(r.get("id")) for r in requests)
     return held
 
 
-def restore_orphans(app: Celery, *, timeout_s: float = 2.0,
-                    replies: int | None = None) -> Restored:
-    """Put back every unacknowledged delivery that no answering worker holds and that was made
-    before this call; returns what was put back. A worker that is too busy to answer within
-    ``timeout_s`` gets its tasks delivered a second time, which steps are written to survive."""
+def restore_orphans(app: Celery, *, workers: int, timeout_s: float = 2.0) -> Restored:
+    """Put back every unacknowledged delivery that none of the stack's ``workers`` holds and
+    that was made before this call; returns what was put back.
+
+    Raises StackError when not every worker answered within ``timeout_s`` (ask again later).
+    """
     cutoff = time.time()
-    held = held_task_ids(app, timeout_s, replies)
+    held = held_task_ids(app, timeout_s, workers)
     restored: list[float] = []
     with app.connection_for_write() as conn:
         channel = conn.default_channel
