@@ -73,7 +73,7 @@ def restore_orphans(app: Celery, *, workers: int, timeout_s: float = 2.0) -> Res
         delivered = dict(client.zrange(channel.unacked_index_key, 0, -1, withscores=True))
         for tag, payload in client.hgetall(channel.unacked_key).items():
             at = delivered.get(tag, cutoff - 0.001)  # no index entry: count it as just now
-            task_id = _task_id(payload)
+            task_id = task_id_of(payload)
             if at >= cutoff or task_id in held:
                 continue
             channel.qos.restore_by_tag(tag, client=client, leftmost=True)
@@ -83,7 +83,7 @@ def restore_orphans(app: Celery, *, workers: int, timeout_s: float = 2.0) -> Res
     return Restored(len(restored), min(restored) if restored else None)
 
 
-def _task_id(raw: bytes | str) -> str | None:
+def task_id_of(raw: bytes | str) -> str | None:
     """The Celery task id in an ``unacked`` entry (``[message, exchange, routing_key]``)."""
     try:
         message = json.loads(raw)[0]
