@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -53,7 +54,9 @@ def stack_status(settings: Settings, *, as_json: bool) -> None:
         "ledger_url": settings.ledger_url,
         "vector_store": settings.qdrant_url or str(settings.vectors_dir.resolve()),
         "processes": [
-            {"name": p.name, "pid": p.pid, "running": p.is_running(), "log": p.log}
+            {"name": p.name, "pid": p.pid, "running": p.is_running(), "restarts": p.restarts,
+             "last_restart_at": p.last_restart_at, "last_outage_s": p.last_outage_s,
+             "log": p.log}
             for p in (state.processes if state else [])
         ],
         "workers": workers,
@@ -70,7 +73,16 @@ def stack_status(settings: Settings, *, as_json: bool) -> None:
 
 def _print_processes(settings: Settings) -> None:
     state = load_state(settings)
-    table = Table("process", "pid", "running", "log")
+    table = Table("process", "pid", "running", "restarts", "last restart", "log")
     for p in state.processes if state else []:
-        table.add_row(p.name, str(p.pid), "yes" if p.is_running() else "[red]no[/]", p.log)
+        table.add_row(p.name, str(p.pid), "yes" if p.is_running() else "[red]no[/]",
+                      str(p.restarts), _restart_text(p.last_restart_at, p.last_outage_s), p.log)
     console.print(table)
+
+
+def _restart_text(at: float | None, outage_s: float | None) -> str:
+    """When the latest replacement was ready, and how long the process was out."""
+    if at is None:
+        return "–"
+    when = datetime.fromtimestamp(at, tz=UTC).strftime("%H:%M:%S UTC")
+    return f"{when} (out {outage_s or 0:.1f}s)"

@@ -3,6 +3,7 @@ chord to the workers, and follow its progress."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,8 +57,32 @@ def load(path: Path) -> tuple[list[Document], list[BadLine]]:
     return docs, [i for i in items if isinstance(i, BadLine)]
 
 
-def _batches(docs: Sequence[Document], size: int) -> list[list[Document]]:
-    return [list(docs[i : i + size]) for i in range(0, len(docs), size)]
+def estimated_chunks(doc: Document, *, size_words: int, overlap_words: int) -> int:
+    """About how many chunks ``doc`` makes (its words over the chunk stride; at least one)."""
+    words = len(doc.text.split())
+    stride = size_words - overlap_words
+    return 1 + max(0, math.ceil((words - size_words) / stride))
+
+
+def batches(docs: Sequence[Document], settings: Settings) -> list[list[Document]]:
+    """``docs`` cut into ingest tasks of at most ``RAGQ_INGEST_BATCH_DOCS`` documents and about
+    ``RAGQ_INGEST_BATCH_CHUNKS`` chunks (a longer document travels alone), so that one task's
+    embedding work ends well inside the task bound on a loaded machine."""
+    out: list[list[Document]] = []
+    current: list[Document] = []
+    chunks = 0
+    for doc in docs:
+        n = estimated_chunks(doc, size_words=settings.chunk_words,
+                             overlap_words=settings.chunk_overlap_words)
+        if current and (len(current) >= settings.ingest_batch_docs
+                        or chunks + n > settings.ingest_batch_chunks):
+            out.append(current)
+            current, chunks = [], 0
+        current.append(doc)
+        chunks += n
+    if current:
+        out.append(current)
+    return out
 
 
 def _open_run(settings: Settings, path: Path, collection: str, docs: int, bad: int,
@@ -108,18 +133,18 @@ def ingest_path(
                         else f"no document in {path}: it is empty")
         _fail_run(settings, run_id, report.error)
         return report
-    batches = _batches(docs, settings.ingest_batch_docs)
+    parts = batches(docs, settings)
     header = [
         app.signature(
             Task.INGEST_DOCUMENTS,
             args=(run_id, collection, [d.model_dump(mode="json") for d in b]),
             argsrepr=f"({run_id!r}, {collection!r}, <{len(b)} documents>)",
         )
-        for b in batches
+        for b in parts
     ]
     try:
         result = chord(header)(app.signature(Task.FINISH_INGEST, kwargs={"run_id": run_id}))
-        report.counts = _follow(result, batches, on_progress, timeout_s)
+        report.counts = _follow(result, parts, on_progress, timeout_s)
     except BaseException as exc:  # a timeout, a failed worker, Ctrl-C: the run ends here too
         _fail_run(settings, run_id, f"{type(exc).__name__}: {exc}"[:500])
         raise

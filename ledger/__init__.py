@@ -51,6 +51,7 @@ from ragq.ledger.models import (
     JobRow,
     ReviewRow,
 )
+from ragq.ledger.outages import extend_open_deadlines
 from ragq.ledger.ports import FlowLedger, FlowWriter
 from ragq.ledger.reports import batch_report, job_ledger
 from ragq.ledger.reviews import Resolution, list_reviews, resolve_review
@@ -120,6 +121,8 @@ __all__ = [
     "Resolution",
     "list_reviews",
     "resolve_review",
+    # the resident supervisor: outages do not spend latency budgets
+    "extend_open_deadlines",
     # API keys
     "create_api_key",
     "find_api_key",

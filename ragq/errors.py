@@ -20,6 +20,19 @@ class StackError(RagqError):
     """Raised when the embedded stack cannot be started, reached or stopped."""
 
 
+class TaskDeadlineError(RagqError):
+    """Raised when a task's work would run past the task's bound (``RAGQ_TASK_TIME_LIMIT_S``).
+
+    ``what`` names the work that was stopped, ``remaining_s`` the time that was left.
+    """
+
+    def __init__(self, what: str, *, remaining_s: float):
+        self.what = what
+        self.remaining_s = remaining_s
+        super().__init__(f"{what} stopped: {remaining_s:.1f}s left of the task's bound "
+                         "(RAGQ_TASK_TIME_LIMIT_S); a smaller batch would fit")
+
+
 class InputError(RagqError):
     """Raised when user input (a file, a line, an option) is malformed.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ragq.schemas.flow import RoleModels
@@ -145,6 +145,9 @@ class Settings(BaseSettings):
     chunk_words: int = Field(180, ge=16, le=2000)
     chunk_overlap_words: int = Field(40, ge=0)
     ingest_batch_docs: int = Field(64, ge=1, le=10_000)
+    ingest_batch_chunks: int = Field(
+        128, ge=1, le=100_000, description="About how many chunks one ingest task embeds."
+    )
     search_top_k: int = Field(5, ge=1, le=200)
     cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs (C12).")
     cache_url: str | None = Field(
@@ -162,6 +165,9 @@ class Settings(BaseSettings):
     general_worker_threads: int = Field(4, ge=1, le=64)
     flower_port: int = Field(5555, ge=1, le=65535)
     start_timeout_s: float = Field(60.0, gt=0)
+    supervisor_poll_s: float = Field(
+        0.5, gt=0, le=60, description="How often the resident supervisor checks the processes."
+    )
     task_time_limit_s: float = Field(300.0, gt=0)
     visibility_timeout_s: float | None = Field(
         None, gt=0, description="When an unacknowledged task (its worker died) is redelivered; "
@@ -203,6 +209,15 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown route(s) {', '.join(unknown)}; routes: "
                              f"{', '.join(ROUTE_PATHS)} (comma-separated, or empty for none)")
         return ",".join(names)
+
+    @model_validator(mode="after")
+    def _calls_fit_in_a_task(self) -> Settings:
+        """One request must fit in a task's bound, or no step could ever finish it."""
+        for name in ("openai_timeout_s", "webhook_timeout_s"):
+            if getattr(self, name) >= self.task_time_limit_s:
+                raise ValueError(f"{name} ({getattr(self, name)}) must be shorter than "
+                                 f"task_time_limit_s ({self.task_time_limit_s})")
+        return self
 
     @field_validator("chunk_overlap_words")
     @classmethod

@@ -8,12 +8,14 @@ batch overwrites what it wrote; the registry then reports the documents as uncha
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from celery import shared_task
 
+from ragq import deadlines
 from ragq.errors import EmbeddingUnavailableError
 from ragq.ledger import (
     add_ingest_counts,
@@ -63,7 +65,13 @@ def _write_chunks(
     title vector and the store reuses its text vector.
     """
     billed = 0
+    last_s = 0.0
     for start in range(0, len(chunks), batch):
+        # Stop before a batch that would end past the task's bound (see ragq.deadlines):
+        # what was upserted stays, and a redelivery rewrites the same point ids.
+        deadlines.check(f"ingest into {collection} at chunk {start} of {len(chunks)}",
+                        needs_s=last_s)
+        began = time.monotonic()
         part = chunks[start : start + batch]
         titles = sorted({c.title for c in part if c.title})
         texts = [embedding_text(c) for c in part] + titles
@@ -80,6 +88,7 @@ def _write_chunks(
                 for c, v in zip(part, vectors[: len(part)], strict=True)
             ],
         )
+        last_s = time.monotonic() - began
     return billed
 
 

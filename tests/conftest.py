@@ -55,6 +55,7 @@ supervisor.up = _guarded_up(supervisor.up)  # type: ignore[method-assign]
 
 REDIS_URL = os.environ.get("RAGQ_TEST_REDIS_URL")
 POSTGRES_URL = os.environ.get("RAGQ_TEST_POSTGRES_URL")
+AMQP_URL = os.environ.get("RAGQ_TEST_AMQP_URL")
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
@@ -95,6 +96,30 @@ def _flush_redis(url: str) -> None:
     redis.Redis.from_url(url).flushdb()
 
 
+def _other_redis_db(url: str, db: int) -> str:
+    """``url`` on database ``db`` (the RabbitMQ stack keeps its results apart from the Redis
+    stack's broker)."""
+    return f"{url.rsplit('/', 1)[0]}/{db}"
+
+
+def _purge_amqp(url: str) -> None:
+    """Empty ragq's queues on the RabbitMQ server, so a run never sees an earlier run's tasks."""
+    from kombu import Connection
+
+    from ragq.workers.queues import Queue
+
+    with Connection(url) as conn:
+        for queue in Queue:
+            channel = conn.channel()
+            try:
+                channel.queue_purge(queue.value)
+            except conn.channel_errors:  # not declared yet: nothing to purge
+                pass
+            finally:
+                if channel.is_open:
+                    channel.close()
+
+
 @contextmanager
 def running_stack(overrides: dict[str, object], *, kind: str = "embedded") -> Iterator[Stack]:
     """A stack started by the supervisor behind `ragq up` with exactly ``overrides`` as its
@@ -126,6 +151,14 @@ STACK_KINDS = [
             reason="set RAGQ_TEST_REDIS_URL and RAGQ_TEST_POSTGRES_URL to run on real servers",
         ),
     ),
+    pytest.param(
+        "rabbitmq", id="rabbitmq+postgres",
+        marks=pytest.mark.skipif(
+            not (AMQP_URL and REDIS_URL and POSTGRES_URL),
+            reason="set RAGQ_TEST_AMQP_URL (with RAGQ_TEST_REDIS_URL for results and "
+                   "RAGQ_TEST_POSTGRES_URL) to run on RabbitMQ",
+        ),
+    ),
 ]
 
 
@@ -144,6 +177,15 @@ def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         db_url, db_name = _fresh_postgres_database(POSTGRES_URL)
         dropped = (POSTGRES_URL, db_name)
         overrides |= {"broker_url": REDIS_URL, "database_url": db_url}
+    if request.param == "rabbitmq":
+        assert AMQP_URL and REDIS_URL and POSTGRES_URL
+        _purge_amqp(AMQP_URL)
+        results = _other_redis_db(REDIS_URL, 14)
+        _flush_redis(results)
+        db_url, db_name = _fresh_postgres_database(POSTGRES_URL)
+        dropped = (POSTGRES_URL, db_name)
+        overrides |= {"broker_url": AMQP_URL, "result_backend_url": results,
+                      "database_url": db_url}
     try:
         with running_stack(overrides, kind=request.param) as started:
             yield started

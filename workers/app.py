@@ -8,8 +8,9 @@ needs an importable app. Front-door code builds its own client app with :func:`c
 from __future__ import annotations
 
 from celery import Celery
-from celery.signals import worker_process_shutdown, worker_shutdown
+from celery.signals import task_postrun, task_prerun, worker_process_shutdown, worker_shutdown
 
+from ragq import deadlines
 from ragq.settings import Settings, build_settings
 from ragq.workers.celeryconfig import celery_config
 from ragq.workers.resources import close_all, resources_for
@@ -31,6 +32,19 @@ def create_app(settings: Settings, *, include_tasks: bool = True) -> Celery:
     app.conf.ragq_resources = resources_for(settings)
     return app
 
+
+
+@task_prerun.connect
+def _start_bound(task: object = None, **_: object) -> None:
+    """Start the task's cooperative bound in the thread that runs it: the soft time limit,
+    which Celery's thread pool does not enforce itself (see :mod:`ragq.deadlines`)."""
+    conf = getattr(getattr(task, "app", None), "conf", None)
+    deadlines.start(getattr(conf, "task_soft_time_limit", None))
+
+
+@task_postrun.connect
+def _end_bound(**_: object) -> None:
+    deadlines.clear()
 
 
 @worker_shutdown.connect

@@ -39,6 +39,11 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "result_expires": 24 * 3600,
         "result_extended": True,
         "broker_connection_retry_on_startup": True,
+        # A step that ends while the broker restarts keeps trying to send what comes next
+        # (about a minute) instead of failing its job; the supervisor restarts it in about 1 s.
+        "task_publish_retry": True,
+        "task_publish_retry_policy": {"max_retries": 60, "interval_start": 0,
+                                      "interval_step": 0.5, "interval_max": 1.0},
         "broker_transport_options": _transport_options(settings),
         "result_backend_transport_options": _transport_options(settings),
         "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],

@@ -23,19 +23,29 @@ def free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
-def spawn(name: str, argv: Sequence[str], env: Mapping[str, str], log: Path) -> ProcessRecord:
+def spawn(name: str, argv: Sequence[str], env: Mapping[str, str], log: Path,
+          *, extra_env: Mapping[str, str] | None = None) -> ProcessRecord:
     """Start ``argv`` in its own session (so Ctrl-C on the CLI does not reach it), output to
-    ``log``; returns the record `down` needs to find exactly this process again."""
+    ``log``; returns the record `down` needs to find exactly this process again, and the
+    supervisor needs to start it again (``extra_env`` is kept in it: no secrets there)."""
     log.parent.mkdir(parents=True, exist_ok=True)
+    extra = dict(extra_env or {})
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            env=dict(env), start_new_session=True, close_fds=True,
+            env={**env, **extra}, start_new_session=True, close_fds=True,
         )
     return ProcessRecord(
         name=name, pid=proc.pid, create_time=psutil.Process(proc.pid).create_time(),
-        argv=list(argv), log=str(log),
+        argv=list(argv), log=str(log), env=extra,
     )
+
+
+def respawn(record: ProcessRecord, env: Mapping[str, str]) -> ProcessRecord:
+    """Start ``record``'s process again, same command, log and extra environment; the new
+    record carries the restart count on."""
+    fresh = spawn(record.name, record.argv, env, Path(record.log), extra_env=record.env)
+    return fresh.model_copy(update={"restarts": record.restarts + 1})
 
 
 def _alive(record: ProcessRecord) -> bool:

@@ -19,13 +19,21 @@ STATE_FILE = "stack.json"
 
 
 class ProcessRecord(BaseModel):
-    """One process started by `ragq up`."""
+    """One process started by `ragq up`, and what the resident supervisor did to keep it up."""
 
     name: str
     pid: int
     create_time: float
     argv: list[str]
     log: str
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables this process gets beyond the stack's common environment (no secrets)."""
+    restarts: int = 0
+    last_restart_at: float | None = None
+    """When the latest replacement was ready (epoch seconds)."""
+    last_outage_s: float | None = None
+    """How long the latest outage lasted: from the last moment the process (or the oldest step
+    it held) was known good to the moment its replacement was ready."""
 
     def is_running(self) -> bool:
         """True when this exact process (same pid and start time) is alive."""

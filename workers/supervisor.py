@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import sys
 import time
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
-
-import redis
 
 from ragq.errors import StackError
 from ragq.settings import Settings
-from ragq.workers.processes import free_port, log_tail, spawn, stop
+from ragq.workers.healing import SUPERVISOR, heal, stack_env, supervisor_argv
+from ragq.workers.processes import free_port, spawn, stop
 from ragq.workers.queues import GENERAL_QUEUES, VECTOR_QUEUES, Queue
+from ragq.workers.readiness import wait_for_port, wait_for_redis, wait_for_workers
 from ragq.workers.stack_state import (
     ProcessRecord,
     StackState,
@@ -73,28 +71,6 @@ def _valkey_binary() -> str:
     return path
 
 
-def _child_env(settings: Settings, broker_url: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["RAGQ_HOME"] = str(settings.home.resolve())
-    env["RAGQ_BROKER_URL"] = broker_url
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    return env
-
-
-def _wait_for_redis(url: str, record: ProcessRecord, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
-    while time.monotonic() < deadline:
-        if not record.is_running():
-            raise StackError(f"valkey-server exited at start:\n{log_tail(record.log)}")
-        try:
-            if client.ping():
-                return
-        except redis.RedisError:
-            time.sleep(0.1)
-    raise StackError(f"valkey-server did not answer within {timeout_s}s:\n{log_tail(record.log)}")
-
-
 def _start_valkey(settings: Settings) -> tuple[str, ProcessRecord]:
     host = settings.embedded_host
     port = settings.embedded_port or free_port(host)
@@ -107,12 +83,13 @@ def _start_valkey(settings: Settings) -> tuple[str, ProcessRecord]:
     ]
     record = spawn("valkey", argv, os.environ, settings.log_dir / "valkey.log")
     url = f"redis://{host}:{port}/0"
-    _wait_for_redis(url, record, settings.start_timeout_s)
+    wait_for_redis(url, record, settings.start_timeout_s)
     return url, record
 
 
 def up(settings: Settings, *, flower: bool = False, api: bool = False) -> StackState:
-    """Start the stack (idempotent: a running stack is returned as it is).
+    """Start the stack (idempotent: a running stack is returned as it is, and the dead parts
+    of a recorded stack are restarted alone, the broker on its port over its data).
 
     Raises StackError, after stopping whatever it had started, when a part fails to come up.
     """
@@ -120,7 +97,7 @@ def up(settings: Settings, *, flower: bool = False, api: bool = False) -> StackS
     if existing and len(existing.running()) == len(existing.processes):
         return existing
     if existing:
-        down(settings)  # a half-dead stack from a crash: clear it before starting afresh
+        return _heal_dead(settings, existing)
     from ragq.ledger import upgrade
 
     settings.home.mkdir(parents=True, exist_ok=True)
@@ -140,7 +117,7 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool
         state.processes.append(valkey)
         save_state(settings, state)
     broker = state.broker_url or settings.broker_url or ""
-    env = _child_env(settings, broker)
+    env = stack_env(settings, broker)
     stack_id = uuid.uuid4().hex[:6]
     nodes = []
     for spec in worker_specs(settings):
@@ -152,14 +129,44 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool
     if flower:
         from ragq.workers.flower import flower_env as flower_auth_env
 
-        flower_env = {**env, **flower_auth_env(settings)}  # basic auth, never unauthenticated
+        # Basic auth, never unauthenticated; the secret is not kept in the stack's record (the
+        # resident supervisor reads it again when it restarts Flower).
+        flower_env = {**env, **flower_auth_env(settings)}
         argv = [sys.executable, "-m", "celery", "-A", "ragq.workers.app", "flower",
                 f"--port={settings.flower_port}", f"--address={settings.embedded_host}"]
         state.processes.append(spawn("flower", argv, flower_env, settings.log_dir / "flower.log"))
         save_state(settings, state)
     if api:
         _start_api(settings, state, env)
-    _wait_for_workers(settings, state, nodes)
+    wait_for_workers(settings, state.processes, nodes, settings.start_timeout_s)
+    # Last, so that `down` (which stops in reverse order) stops it first.
+    state.processes.append(spawn(SUPERVISOR, supervisor_argv(), env,
+                                 settings.log_dir / "supervisor.log"))
+    save_state(settings, state)
+
+
+def _heal_dead(settings: Settings, state: StackState) -> StackState:
+    """Restart the dead parts of a recorded stack, the broker first, then the resident
+    supervisor when it is among them (it heals the rest on its own while it runs)."""
+    supervisor = next((p for p in state.processes if p.name == SUPERVISOR), None)
+    if supervisor is None or not supervisor.is_running():
+        for record in state.processes:
+            if not record.is_running():
+                heal(settings, record.name, known_good_at=time.time())
+    else:  # it is healing them right now: wait for it
+        deadline = time.monotonic() + settings.start_timeout_s
+        while time.monotonic() < deadline and not _all_running(settings):
+            time.sleep(0.2)
+    healed = load_state(settings)
+    if healed is None or not _all_running(settings):
+        raise StackError(f"the stack under {settings.home} did not heal: see "
+                         f"{settings.log_dir} (or `ragq down` and `ragq up` again)")
+    return healed
+
+
+def _all_running(settings: Settings) -> bool:
+    state = load_state(settings)
+    return state is not None and len(state.running()) == len(state.processes)
 
 
 def _start_api(settings: Settings, state: StackState, env: dict[str, str]) -> None:
@@ -169,37 +176,18 @@ def _start_api(settings: Settings, state: StackState, env: dict[str, str]) -> No
     record = spawn("api", argv, env, settings.log_dir / "api.log")
     state.processes.append(record)
     save_state(settings, state)
-    deadline = time.monotonic() + settings.start_timeout_s
-    while time.monotonic() < deadline:
-        if not record.is_running():
-            raise StackError(f"api exited at start:\n{log_tail(record.log)}")
-        try:
-            socket.create_connection((settings.api_host, settings.api_port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise StackError(f"api did not listen within {settings.start_timeout_s}s")
-
-
-def _wait_for_workers(settings: Settings, state: StackState, prefixes: Sequence[str]) -> None:
-    from ragq.workers.client import ping_workers
-
-    deadline = time.monotonic() + settings.start_timeout_s
-    while time.monotonic() < deadline:
-        for record in state.processes:
-            if not record.is_running():
-                raise StackError(f"{record.name} exited at start:\n{log_tail(record.log)}")
-        answered = ping_workers(settings, timeout_s=1.0)
-        if all(any(n.startswith(p + "@") for n in answered) for p in prefixes):
-            return
-    raise StackError(f"workers {list(prefixes)} did not answer within {settings.start_timeout_s}s")
+    wait_for_port(settings.api_host, settings.api_port, record, settings.start_timeout_s)
 
 
 def down(settings: Settings, *, timeout_s: float = 20.0) -> list[str]:
-    """Stop what `up` recorded, workers first and the broker last; returns the names stopped."""
+    """Stop what `up` recorded — the resident supervisor first, so it restarts nothing, then
+    workers, and the broker last; returns the names stopped."""
     state = load_state(settings)
     if state is None:
         return []
-    stopped = [r.name for r in reversed(state.processes) if stop(r, timeout_s)]
+    stopped = [r.name for r in state.processes if r.name == SUPERVISOR and stop(r, timeout_s)]
+    state = load_state(settings) or state  # it may have replaced a process meanwhile
+    stopped += [r.name for r in reversed(state.processes)
+                if r.name != SUPERVISOR and stop(r, timeout_s)]
     clear_state(settings)
     return stopped

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import openai
 
+from ragq import deadlines
 from ragq.orchestration.backoff import RetryPolicy, parse_retry_after
 
 T = TypeVar("T")
@@ -73,6 +74,10 @@ def send(request: Callable[[], T], policy: RetryPolicy, *,
             latency = (time.perf_counter() - started) * 1000
             final = not is_retryable(exc) or retry >= policy.max_retries
             delay = 0.0 if final else policy.delay_s(retry, _server_retry_after_s(exc), rand)
+            # No pause and attempt that would end past the task's bound (a thread pool does
+            # not enforce time limits): give up now, as after the last retry.
+            left = deadlines.remaining_s()
+            final = final or (left is not None and left <= delay + latency / 1000)
             if on_failure is not None:
                 on_failure(FailedAttempt(exc, latency, delay))
             if final:

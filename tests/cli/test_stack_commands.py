@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import psutil
 import pytest
@@ -34,22 +36,43 @@ def processes_of(home):
     return found
 
 
+def _restarted(home, name, timeout_s=120.0):
+    """`ragq status --json` once the supervisor has replaced ``name``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        status = json.loads(ragq(home, "status", "--json").stdout)
+        (record,) = [p for p in status["processes"] if p["name"] == name]
+        if record["restarts"] and record["running"] and record["last_restart_at"]:
+            return status
+        time.sleep(0.5)
+    raise AssertionError(f"{name} was not restarted within {timeout_s}s")
+
+
 @pytest.mark.stack
 def test_up_status_down_leaves_nothing_running(tmp_path):
     home = tmp_path / "home"
     up = json.loads(ragq(home, "up", "--json").stdout)
     pids = [p["pid"] for p in up["processes"]]
     try:
-        assert [p["name"] for p in up["processes"]] == ["valkey", "vector", "general"]
+        assert [p["name"] for p in up["processes"]] == ["valkey", "vector", "general",
+                                                        "supervisor"]
         status = json.loads(ragq(home, "status", "--json").stdout)
-        assert all(p["running"] for p in status["processes"])
+        assert all(p["running"] and p["restarts"] == 0 for p in status["processes"])
         assert len(status["workers"]) == 2
         assert status["broker_url"] == up["broker_url"]
         again = json.loads(ragq(home, "up", "--json").stdout)  # idempotent
         assert [p["pid"] for p in again["processes"]] == pids
+        # The supervisor replaces a dead worker on its own; status counts it.
+        os.killpg(pids[2], signal.SIGKILL)
+        healed = _restarted(home, "general")
+        assert [p["restarts"] for p in healed["processes"]] == [0, 0, 1, 0]
+        assert [p["pid"] for p in healed["processes"]][:2] == pids[:2]  # the others untouched
+        pids.append(healed["processes"][2]["pid"])
+        assert healed["broker_url"] == up["broker_url"]
     finally:
         down = json.loads(ragq(home, "down", "--json").stdout)
-    assert sorted(down["stopped"]) == ["general", "valkey", "vector"]
+    assert down["stopped"][0] == "supervisor"  # first, so it restarts nothing that stops
+    assert sorted(down["stopped"]) == ["general", "supervisor", "valkey", "vector"]
     assert not [pid for pid in pids if psutil.pid_exists(pid)
                 and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
     assert processes_of(home) == []

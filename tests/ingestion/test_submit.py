@@ -8,10 +8,11 @@ import json
 import pytest
 
 from ragq.errors import StackError
-from ragq.ingestion.submit import ingest_path
+from ragq.ingestion.submit import batches, estimated_chunks, ingest_path
 from ragq.ledger import get_ingest_run, session_scope
+from ragq.schemas.document import Document
 from ragq.schemas.tasks import Queue, Task
-from ragq.settings import Settings
+from ragq.settings import Settings, build_settings
 from ragq.workers.resources import resources_for
 from tests.fakes.broker import drain_messages
 
@@ -69,3 +70,28 @@ def test_an_invalid_collection_opens_no_run(memory_broker: Settings, tmp_path):
     docs.write_text(json.dumps({"id": "d", "text": "t"}) + "\n")
     with pytest.raises(InputError, match="invalid collection name"):
         ingest_path(memory_broker, docs, collection="../kb")
+
+
+def _doc(i: int, words: int) -> Document:
+    return Document(id=f"d{i}", title="t", text=" ".join(["word"] * words))
+
+
+def test_ingest_tasks_are_sized_by_chunks_as_well_as_documents() -> None:
+    settings = build_settings(chunk_words=100, chunk_overlap_words=20, ingest_batch_docs=64,
+                              ingest_batch_chunks=10)
+    docs = [_doc(i, 400) for i in range(6)]  # 5 chunks each (400 words, stride 80)
+    assert estimated_chunks(docs[0], size_words=100, overlap_words=20) == 5
+    parts = batches(docs, settings)
+    assert [len(p) for p in parts] == [2, 2, 2]
+    assert [d.id for p in parts for d in p] == [d.id for d in docs]  # order kept, none lost
+
+
+def test_a_document_longer_than_a_task_travels_alone() -> None:
+    settings = build_settings(chunk_words=100, chunk_overlap_words=20, ingest_batch_chunks=10)
+    parts = batches([_doc(0, 50), _doc(1, 5000), _doc(2, 50)], settings)
+    assert [[d.id for d in p] for p in parts] == [["d0"], ["d1"], ["d2"]]
+
+
+def test_the_document_count_still_caps_a_task() -> None:
+    settings = build_settings(ingest_batch_docs=3, ingest_batch_chunks=1000)
+    assert [len(p) for p in batches([_doc(i, 10) for i in range(7)], settings)] == [3, 3, 1]

@@ -15,7 +15,7 @@ PUBLIC = {
     "add_job", "batch_errors", "batch_jobs", "cancel_batch", "cancel_job", "create_batch",
     "get_batch", "get_job", "list_batches", "record_input_error", "start_batch",
     "TRAIL_TABLES", "MetricsSnapshot", "batch_cost", "batch_report", "evidence_records",
-    "job_ledger", "job_trail", "metrics_snapshot", "ping",
+    "job_ledger", "job_trail", "metrics_snapshot", "ping", "extend_open_deadlines",
     "Resolution", "list_reviews", "resolve_review",
     "create_api_key", "find_api_key", "list_api_keys", "revoke_api_key",
     "UpsertOutcome", "add_ingest_counts", "close_stale_ingest_runs", "create_ingest_run",

@@ -36,5 +36,6 @@ def test_every_recorded_process_is_running(stack):
     assert state is not None
     names = [p.name for p in state.processes]
     expected = [s.name for s in worker_specs(stack.settings)]
-    assert names == (["valkey", *expected] if stack.kind == "embedded" else expected)
+    supervised = [*expected, "supervisor"]  # the resident supervisor starts last
+    assert names == (["valkey", *supervised] if stack.kind == "embedded" else supervised)
     assert all(p.is_running() for p in state.processes)

@@ -9,6 +9,7 @@ import httpx
 import openai
 import pytest
 
+from ragq import deadlines
 from ragq.orchestration.backoff import RetryPolicy
 from ragq.providers.openai.transport import FailedAttempt, is_retryable, make_client, send
 
@@ -93,3 +94,20 @@ def test_send_returns_the_value_and_its_latency():
 def test_the_client_never_retries_on_its_own():
     client = make_client(api_key="k", base_url="http://127.0.0.1:9/v1", timeout_s=1.0)
     assert client.max_retries == 0 and client.timeout == 1.0
+
+
+def test_send_makes_no_retry_that_would_end_past_the_tasks_bound():
+    errors = [status_error(503), status_error(503)]
+    slept: list[float] = []
+
+    def request() -> str:
+        raise errors.pop(0)
+
+    deadlines.start(5.0)  # what a worker does when the task starts
+    try:
+        with pytest.raises(openai.InternalServerError):
+            send(request, RetryPolicy(max_retries=3, base_delay_s=10.0), sleep=slept.append,
+                 rand=lambda: 1.0)
+    finally:
+        deadlines.clear()
+    assert slept == [] and len(errors) == 1  # one attempt, no 10 s pause past the bound
