@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ragq.schemas.flow import RoleModels
 from ragq.schemas.pricing import PriceTable
+from ragq.schemas.search import SearchFusion, SearchMode
 from ragq.schemas.ticket import BudgetProfiles
 
 
@@ -126,6 +127,13 @@ class Settings(BaseSettings):
     chunk_overlap_words: int = Field(40, ge=0)
     ingest_batch_docs: int = Field(64, ge=1, le=10_000)
     search_top_k: int = Field(5, ge=1, le=200)
+    search_mode: SearchMode = Field(
+        SearchMode.DENSE, description="What searches rank by: dense (embeddings), sparse "
+        "(BM25-style terms) or hybrid (both, fused); `ragq search --mode` overrides it."
+    )
+    search_fusion: SearchFusion = Field(
+        SearchFusion.RRF, description="How hybrid search fuses dense and sparse: rrf or dbsf."
+    )
     cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs (C12).")
     cache_url: str | None = Field(
         None, description="Redis-protocol server of the caches; unset means the broker's server."

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragq.errors import ProviderError
@@ -41,6 +42,7 @@ from ragq.orchestration.flow.actions import (
     VerifyRequest,
 )
 from ragq.orchestration.retrieval import cosine
+from ragq.orchestration.sparse_terms import query_terms
 from ragq.providers.base import ModelProvider
 from ragq.providers.offline import synthesizer as extractive
 from ragq.schemas.cache import CachedHit
@@ -178,8 +180,9 @@ def probe(action: Probe, state: JobState, ledger: FlowLedger, adapters: Adapters
 
 def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
     started = time.perf_counter()
+    mode = replace(state.config.search, terms=query_terms(action.query))
     hits = adapters.vector_store.search(state.collection, action.vector, action.top_k,
-                                        SearchFilter(acl=state.acl))
+                                        SearchFilter(acl=state.acl), mode)
     return Searched(action.request, action.query, tuple(hit_of(h) for h in hits),
                     int((time.perf_counter() - started) * 1000))
 

@@ -70,7 +70,7 @@ class _Request:
                                   top_k=config.search_top_k,
                                   context_chunks=config.context_max_chunks)
         self.key = retrieval_key(self.query, collection=state.collection, acl=state.acl,
-                                 top_k=self.top_k)
+                                 top_k=self.top_k, mode=config.search.label)
         self.charge_key = f"retrieve:{self.sq.id}:{due.attempt}"
         # Requests the job searched (cache hits included), other than this very attempt.
         self.earlier = [r for r in state.requests if r.dedup_of is None

@@ -15,6 +15,7 @@ from typing import Any
 
 from ragq.orchestration.context import estimate_tokens
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, Strategy
+from ragq.schemas.search import SearchRequest
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
@@ -48,6 +49,7 @@ class FlowConfig:
     retrieval_call_usd: Decimal = Decimal(0)
     rerank_call_usd: Decimal = Decimal(0)
     embedding_per_mtok_usd: Decimal = Decimal(0)
+    search: SearchRequest = field(default_factory=SearchRequest)  # mode and fusion; no terms
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
 
 

@@ -1,0 +1,93 @@
+"""Dense, sparse and hybrid search, the same way in every adapter (SPEC C6).
+
+Every chunk holds the dense ``text`` and ``title`` vectors and, in collections made since hybrid
+search, the sparse ``terms`` vector (:mod:`orchestration.sparse_terms`; Qdrant's IDF modifier
+weighs the query terms, so the engine's dot product is a BM25 score).
+
+A search is one batch request. Its candidates are prefetched (``dense``: nearest by text and by
+title; ``sparse``: best by terms; ``hybrid``: all three lists). The first query of the batch
+ranks them the mode's way (``dense``: nothing more; ``sparse``: by terms; ``hybrid``: the
+engine's fusion of the prefetched lists, RRF or DBSF); the other two rescore the same candidates
+on the text and title vectors. So every hit arrives with its exact cosines, and its ``score`` is
+the :class:`~vectorstore.fusion.TitleFusion` cosine in every mode: the thresholds downstream
+(weak-pass expansion, sufficiency) keep their meaning whatever ranked the hits. The order is the
+mode's; ``Hit.rank_score`` holds the mode's own score (BM25, RRF or DBSF).
+
+A collection without the ``terms`` vector (made before hybrid search) is searched dense, with a
+warning once per collection naming the fix: ingest into a new collection.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from ragq.schemas.search import SearchMode, SearchRequest
+from ragq.vectorstore.base import Hit
+from ragq.vectorstore.fusion import ScoredPoint, TitleFusion
+
+logger = logging.getLogger(__name__)
+
+#: Name of the sparse vector of every point (collections made since hybrid search).
+TERMS = "terms"
+#: RRF's rank constant, the same in both adapters (the engines' defaults differ).
+RRF_K = 60
+
+_warned: set[tuple[str, str]] = set()
+
+
+def effective(request: SearchRequest | None, *, collection: str, has_terms: bool
+              ) -> SearchRequest:
+    """The request a store can serve: ``dense`` when none was given, when the collection has no
+    ``terms`` vector (warned once per collection) or when the query has no terms (all
+    stopwords), since a sparse search for nothing finds nothing."""
+    if request is None or request.mode is SearchMode.DENSE:
+        return request or SearchRequest()
+    if not has_terms:
+        _warn_once(collection, "collection %r has no sparse 'terms' vector (made before hybrid "
+                   "search): searching it dense instead of %s; ingest into a new collection to "
+                   "get sparse and hybrid search", collection, request.label)
+        return SearchRequest(fusion=request.fusion)
+    if not request.terms:
+        logger.info("collection %r: query has no index terms, searching dense instead of %s",
+                    collection, request.label)
+        return SearchRequest(fusion=request.fusion)
+    return request
+
+
+def ranked_hits(
+    fusion: TitleFusion, ranked: Iterable[ScoredPoint] | None, text: Iterable[ScoredPoint],
+    title: Iterable[ScoredPoint], top_k: int,
+) -> list[Hit]:
+    """The ``top_k`` hits in the mode's order (``ranked``; None for dense, which ranks by the
+    fused cosine), each scored by the fused cosine of its text and title rescoring."""
+    dense = fusion.fuse(text, title, 10**9)
+    if ranked is None:
+        return [_with_rank(h, h.score) for h in dense[:top_k]]
+    by_id = {h.id: h for h in dense}
+    hits = []
+    for point in ranked:
+        found = by_id.get(point.id)
+        if found is None:  # only when the engine dropped a candidate from the rescoring
+            found = Hit(point.id, -1.0, dict(point.payload))
+        hits.append(_with_rank(found, point.score))
+        if len(hits) == top_k:
+            break
+    return hits
+
+
+def warn_no_terms(collection: str) -> None:
+    """Say once per collection that points written to it get no sparse vector."""
+    _warn_once(collection, "collection %r has no sparse 'terms' vector (made before hybrid "
+               "search): chunks written to it are searchable dense only; ingest into a new "
+               "collection to get sparse and hybrid search", collection)
+
+
+def _with_rank(hit: Hit, rank_score: float) -> Hit:
+    return Hit(hit.id, hit.score, hit.payload, hit.text_score, hit.title_score, rank_score)
+
+
+def _warn_once(collection: str, message: str, *args: object) -> None:
+    if (collection, message) not in _warned:
+        _warned.add((collection, message))
+        logger.warning(message, *args)
