@@ -55,10 +55,13 @@ def summarize(report: IngestReport, settings: Settings, *, collection: str,
 
 
 def search(settings: Settings, query: str, *, collection: str, top_k: int,
-           acl: list[str] | None, as_json: bool) -> None:
+           acl: list[str] | None, as_json: bool, mode: str | None = None,
+           fusion: str | None = None) -> None:
+    """Search through the workers; ``mode``/``fusion`` None keep the settings' defaults."""
     from ragq.workers.client import call
 
-    hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl)  # type: ignore[assignment]
+    hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl, mode,  # type: ignore[assignment]
+                                      fusion)
     if as_json:
         emit_json(hits)
         return

@@ -50,6 +50,7 @@ class EdgeVectorStore:
         self._owner.acquire()
         self._dir = ShardDirectory(self._root)
         self._gate = UsageGate()
+        self._warned: set[str] = set()  # what the modes fallback warned about, once each
         self._open_lock = threading.Lock()
         self._open: dict[str, EdgeCollection] = {}
 
@@ -78,7 +79,7 @@ class EdgeVectorStore:
             if not points:
                 return
             if not coll.has_terms and any(p.terms for p in points):
-                warn_no_terms(coll.name)
+                warn_no_terms(coll.name, self._warned)
             with translate_edge_errors(coll.name):  # ids and payloads convert here
                 op = qe.UpdateOperation.upsert_points(
                     [qe.Point(p.id, _vectors(coll, p), p.payload) for p in points]
@@ -122,7 +123,8 @@ class EdgeVectorStore:
                 return []
             where = None if plan.is_empty else edge_filter(plan)
             limit = self._fusion.candidates(check_top_k(top_k))
-            mode = effective(request, collection=coll.name, has_terms=coll.has_terms)
+            mode = effective(request, collection=coll.name, has_terms=coll.has_terms,
+                             warned=self._warned)
             batch = _batch(query, mode, limit, top_k, where)
             with translate_edge_errors(coll.name):
                 *ranked, by_text, by_title = coll.shard.query_batch(batch)

@@ -33,20 +33,23 @@ TERMS = "terms"
 #: RRF's rank constant, the same in both adapters (the engines' defaults differ).
 RRF_K = 60
 
-_warned: set[tuple[str, str]] = set()
+#: How to get sparse vectors into a collection made before them (the engines cannot add one).
+MIGRATE = ("ingest into a new collection (RAGQ_COLLECTION / --collection) to get sparse and "
+           "hybrid search")
 
 
-def effective(request: SearchRequest | None, *, collection: str, has_terms: bool
-              ) -> SearchRequest:
+def effective(request: SearchRequest | None, *, collection: str, has_terms: bool,
+              warned: set[str]) -> SearchRequest:
     """The request a store can serve: ``dense`` when none was given, when the collection has no
     ``terms`` vector (warned once per collection) or when the query has no terms (all
-    stopwords), since a sparse search for nothing finds nothing."""
+    stopwords), since a sparse search for nothing finds nothing. ``warned`` is the store's
+    record of what it already warned about."""
     if request is None or request.mode is SearchMode.DENSE:
         return request or SearchRequest()
     if not has_terms:
-        _warn_once(collection, "collection %r has no sparse 'terms' vector (made before hybrid "
-                   "search): searching it dense instead of %s; ingest into a new collection to "
-                   "get sparse and hybrid search", collection, request.label)
+        _warn_once(warned, f"search:{collection}", "collection %r has no sparse 'terms' vector "
+                   "(made before hybrid search): searching it dense instead of %s; %s",
+                   collection, request.label, MIGRATE)
         return SearchRequest(fusion=request.fusion)
     if not request.terms:
         logger.info("collection %r: query has no index terms, searching dense instead of %s",
@@ -76,18 +79,18 @@ def ranked_hits(
     return hits
 
 
-def warn_no_terms(collection: str) -> None:
-    """Say once per collection that points written to it get no sparse vector."""
-    _warn_once(collection, "collection %r has no sparse 'terms' vector (made before hybrid "
-               "search): chunks written to it are searchable dense only; ingest into a new "
-               "collection to get sparse and hybrid search", collection)
+def warn_no_terms(collection: str, warned: set[str]) -> None:
+    """Say once per collection and store that points written to it get no sparse vector."""
+    _warn_once(warned, f"upsert:{collection}", "collection %r has no sparse 'terms' vector "
+               "(made before hybrid search): chunks written to it are searchable dense only; %s",
+               collection, MIGRATE)
 
 
 def _with_rank(hit: Hit, rank_score: float) -> Hit:
     return Hit(hit.id, hit.score, hit.payload, hit.text_score, hit.title_score, rank_score)
 
 
-def _warn_once(collection: str, message: str, *args: object) -> None:
-    if (collection, message) not in _warned:
-        _warned.add((collection, message))
+def _warn_once(warned: set[str], what: str, message: str, *args: object) -> None:
+    if what not in warned:
+        warned.add(what)
         logger.warning(message, *args)

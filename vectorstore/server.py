@@ -65,6 +65,7 @@ class QdrantServerStore:
             threading.Lock() if self._local else contextlib.nullcontext()
         )
         self._gate = UsageGate()
+        self._warned: set[str] = set()  # what the modes fallback warned about, once each
         self._dims: dict[str, int] = {}
         self._terms: dict[str, bool] = {}
         with translate_server_errors(None, url):
@@ -94,7 +95,7 @@ class QdrantServerStore:
         dim = self._require(collection)
         with_terms = self._terms.get(collection, False)
         if not with_terms and any(p.terms for p in points):
-            warn_no_terms(collection)
+            warn_no_terms(collection, self._warned)
         structs = []
         for p in points:
             text, title = point_vectors(collection, p, dim)
@@ -134,7 +135,7 @@ class QdrantServerStore:
         if plan.matches_nothing:
             return []
         mode = effective(request, collection=collection,
-                         has_terms=self._terms.get(collection, False))
+                         has_terms=self._terms.get(collection, False), warned=self._warned)
         requests = search_batch(query, mode, self._fusion.candidates(check_top_k(top_k)), top_k,
                                 client_filter(plan))
         *ranked, by_text, by_title = self._call(
