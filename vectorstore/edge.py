@@ -127,9 +127,8 @@ class EdgeVectorStore:
                              warned=self._warned)
             batch = _batch(query, mode, limit, top_k, where)
             with translate_edge_errors(coll.name):
-                *ranked, by_text, by_title = coll.shard.query_batch(batch)
-            return ranked_hits(self._fusion, _scored(ranked[0]) if ranked else None,
-                               _scored(by_text), _scored(by_title), top_k)
+                lists = coll.shard.query_batch(batch)
+            return ranked_hits(self._fusion, mode, [_scored(x) for x in lists], top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""

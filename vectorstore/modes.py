@@ -20,7 +20,7 @@ warning once per collection naming the fix: ingest into a new collection.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ragq.schemas.search import SearchMode, SearchRequest
 from ragq.vectorstore.base import Hit
@@ -59,11 +59,19 @@ def effective(request: SearchRequest | None, *, collection: str, has_terms: bool
 
 
 def ranked_hits(
-    fusion: TitleFusion, ranked: Iterable[ScoredPoint] | None, text: Iterable[ScoredPoint],
-    title: Iterable[ScoredPoint], top_k: int,
+    fusion: TitleFusion, mode: SearchRequest, lists: Sequence[Iterable[ScoredPoint]], top_k: int
 ) -> list[Hit]:
-    """The ``top_k`` hits in the mode's order (``ranked``; None for dense, which ranks by the
-    fused cosine), each scored by the fused cosine of its text and title rescoring."""
+    """The ``top_k`` hits of a search's batch answer ``lists`` (the ranking list unless
+    ``mode`` is dense, then the text and the title rescoring), in the mode's order (dense: by
+    the fused cosine), each scored by the fused cosine of its text and title rescoring.
+
+    Raises ``ValueError`` when ``lists`` has not the length ``mode`` asked for.
+    """
+    ranked: Iterable[ScoredPoint] | None = None
+    if mode.mode is SearchMode.DENSE:
+        text, title = lists
+    else:
+        ranked, text, title = lists
     dense = fusion.fuse(text, title, 10**9)
     if ranked is None:
         return [_with_rank(h, h.score) for h in dense[:top_k]]

@@ -138,11 +138,10 @@ class QdrantServerStore:
                          has_terms=self._terms.get(collection, False), warned=self._warned)
         requests = search_batch(query, mode, self._fusion.candidates(check_top_k(top_k)), top_k,
                                 client_filter(plan))
-        *ranked, by_text, by_title = self._call(
+        lists = self._call(
             collection, self._client.query_batch_points, collection, requests=requests
         )
-        return ranked_hits(self._fusion, scored(ranked[0]) if ranked else None,
-                           scored(by_text), scored(by_title), top_k)
+        return ranked_hits(self._fusion, mode, [scored(x) for x in lists], top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
