@@ -205,12 +205,14 @@ def _batch(query: list[float], mode: SearchRequest, limit: int, top_k: int,
         terms = qe.Query.Nearest(
             qe.SparseVector(list(mode.terms.indices), list(mode.terms.values)), using=TERMS)
         by_terms = qe.Prefetch(limit=limit, query=terms, filter=where)
-        nearest = [by_terms] if mode.mode is SearchMode.SPARSE else [*nearest, by_terms]
         fused = qe.Fusion.Rrf(k=RRF_K) if mode.fusion is SearchFusion.RRF else qe.Fusion.Dbsf()
+        by_vectors = qe.Prefetch(limit=limit, query=fused, prefetches=nearest, filter=where)
+        sparse = mode.mode is SearchMode.SPARSE
         ranking = [qe.QueryRequest(
-            limit=top_k, query=terms if mode.mode is SearchMode.SPARSE else fused,
-            prefetches=None if mode.mode is SearchMode.SPARSE else nearest, filter=where,
+            limit=top_k, query=terms if sparse else fused,
+            prefetches=None if sparse else [by_vectors, by_terms], filter=where,
             with_payload=True)]
+        nearest = [by_terms] if sparse else [*nearest, by_terms]
     return qe.QueryBatchRequest([*ranking, *(
         qe.QueryRequest(limit=len(nearest) * limit, query=qe.Query.Nearest(query, using=name),
                         prefetches=nearest, filter=where, with_payload=True)

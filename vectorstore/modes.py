@@ -7,11 +7,14 @@ weighs the query terms, so the engine's dot product is a BM25 score).
 A search is one batch request. Its candidates are prefetched (``dense``: nearest by text and by
 title; ``sparse``: best by terms; ``hybrid``: all three lists). The first query of the batch
 ranks them the mode's way (``dense``: nothing more; ``sparse``: by terms; ``hybrid``: the
-engine's fusion of the prefetched lists, RRF or DBSF); the other two rescore the same candidates
-on the text and title vectors. So every hit arrives with its exact cosines, and its ``score`` is
-the :class:`~vectorstore.fusion.TitleFusion` cosine in every mode: the thresholds downstream
-(weak-pass expansion, sufficiency) keep their meaning whatever ranked the hits. The order is the
-mode's; ``Hit.rank_score`` holds the mode's own score (BM25, RRF or DBSF).
+engine's fusion, RRF or DBSF, of two lists: the vectors' (itself the same fusion of the text
+and title lists) and the terms', so each side counts once; fusing the three lists flat gave the
+vectors two votes to the terms' one, and measured the same as dense); the other two queries
+rescore the candidates on the text and title vectors. So every hit arrives with its exact
+cosines, and its ``score`` is the :class:`~vectorstore.fusion.TitleFusion` cosine in every mode:
+the thresholds downstream (weak-pass expansion, sufficiency) keep their meaning whatever ranked
+the hits. The order is the mode's; ``Hit.rank_score`` holds the mode's own score (BM25, RRF
+or DBSF).
 
 A collection without the ``terms`` vector (made before hybrid search) is searched dense, with a
 warning once per collection naming the fix: ingest into a new collection.

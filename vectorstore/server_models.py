@@ -86,12 +86,14 @@ def search_batch(
             ranking = [models.QueryRequest(query=terms, using=TERMS, limit=top_k, filter=where,
                                            with_payload=True)]
         else:
-            nearest = [*nearest, by_terms]
             fused = (models.RrfQuery(rrf=models.Rrf(k=RRF_K))
                      if mode.fusion is SearchFusion.RRF
                      else models.FusionQuery(fusion=models.Fusion.DBSF))
-            ranking = [models.QueryRequest(query=fused, prefetch=nearest, limit=top_k,
-                                           filter=where, with_payload=True)]
+            by_vectors = models.Prefetch(query=fused, prefetch=nearest, limit=candidates,
+                                         filter=where)
+            ranking = [models.QueryRequest(query=fused, prefetch=[by_vectors, by_terms],
+                                           limit=top_k, filter=where, with_payload=True)]
+            nearest = [*nearest, by_terms]
     return [*ranking, *(
         models.QueryRequest(
             query=query, using=name, prefetch=nearest, limit=len(nearest) * candidates,

@@ -64,21 +64,16 @@ def test_a_term_exact_query_finds_its_chunk_first_in_sparse_mode_only(store, ter
 @pytest.mark.parametrize("mode", HYBRIDS, ids=lambda m: m.label)
 def test_hybrid_fuses_the_union_of_both_rankings(store, termed_collection, mode):
     query = ask(mode, "hinge zx-4410 for cabinet doors, with the receipt")
+    assert doc_ids(store.search(termed_collection, axis(0), 4))[-1] == "parts"  # dense: last
     hits = store.search(termed_collection, axis(0), 4, None, query)
     assert set(doc_ids(hits)) == set(TEXTS)
-    # "returns" is near the vector and holds a query term: good on both, it wins both fusions
-    assert doc_ids(hits)[0] == "returns"
+    # the two chunks holding query terms rank first: the terms' list counts as much as the
+    # vectors' (which are themselves one fused list of text and title)
+    assert set(doc_ids(hits)[:2]) == {"returns", "parts"}
     ranks = [h.rank_score for h in hits]
     assert ranks == sorted(ranks, reverse=True)
     refunds = next(h for h in hits if h.payload["doc_id"] == "refunds")
     assert refunds.score == pytest.approx(1.0, abs=1e-5) and refunds.text_score is not None
-
-
-def test_rrf_lifts_a_chunk_only_the_terms_find_above_chunks_only_the_vector_finds(
-        store, termed_collection):
-    query = ask(HYBRIDS[0], "hinge zx-4410 for cabinet doors, with the receipt")
-    top = doc_ids(store.search(termed_collection, axis(0), 2, None, query))
-    assert top == ["returns", "parts"]  # dense alone ranks "parts" last of four
 
 
 def test_a_query_without_terms_searches_dense(store, termed_collection):

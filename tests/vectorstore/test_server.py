@@ -294,9 +294,12 @@ def test_a_hybrid_search_is_one_batch_ranked_by_the_engines_fusion(qdrant, store
     (batch,) = qdrant.sent("POST", f"{BASE}/points/query/batch")
     ranking, text, title = batch.json()["searches"]
     assert ranking["query"] == query and ranking["limit"] == 3
-    assert [p.get("using") for p in ranking["prefetch"]] == ["text", "title", "terms"]
-    sparse = ranking["prefetch"][2]["query"]
-    assert sorted(sparse["indices"]) == sorted(query_terms("cabinet hinge").indices)
-    for stage in (ranking, text, title, *ranking["prefetch"]):
+    vectors, terms = ranking["prefetch"]  # each side one list: the vectors' fused the same way
+    assert vectors["query"] == query
+    assert [p["using"] for p in vectors["prefetch"]] == ["text", "title"]
+    assert terms["using"] == "terms"
+    assert sorted(terms["query"]["indices"]) == sorted(query_terms("cabinet hinge").indices)
+    for stage in (ranking, text, title, vectors, terms, *vectors["prefetch"]):
         assert stage["filter"] == {"must": [{"key": "acl", "match": {"any": ["public"]}}]}
-    assert text["prefetch"] == ranking["prefetch"] == title["prefetch"]
+    # the rescoring queries see every candidate of either side
+    assert text["prefetch"] == [*vectors["prefetch"], terms] == title["prefetch"]
