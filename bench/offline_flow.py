@@ -31,7 +31,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench.embed_cach
 from ragq.embedding.minilm import MiniLmEmbedder
 from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
+from ragq.orchestration.sparse_terms import document_terms, query_terms
 from ragq.orchestration.text import words
 from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
+from ragq.schemas.search import SearchRequest
 from ragq.settings import build_settings
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
@@ -59,14 +61,14 @@ CACHE_ROOT = Path("/tmp/ragq_offline_flow")
 def store_dir(corpus: Path) -> Path:
     """The cache directory of a corpus: changes when the corpus or the chunking changes."""
     digest = hashlib.sha256(corpus.read_bytes()).hexdigest()[:12]
-    return CACHE_ROOT / f"{corpus.parent.name}-{digest}-{CHUNK_WORDS}w{CHUNK_OVERLAP}-titled"
+    return CACHE_ROOT / f"{corpus.parent.name}-{digest}-{CHUNK_WORDS}w{CHUNK_OVERLAP}-terms"
 
 
 def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
     """Chunk, embed and store ``corpus`` as ingest does (text vectors of ``embedding_text``,
-    title vectors of the document titles) unless its cache is complete; returns the store dir.
-    Vectors are cached on disk too (bench/embed_cache.py), so a layout change re-embeds
-    nothing."""
+    title vectors of the document titles, sparse terms of ``embedding_text``) unless its cache
+    is complete; returns the store dir. Vectors are cached on disk too (bench/embed_cache.py),
+    so a layout change re-embeds nothing."""
     from bench.embed_cache import CachedEmbeddings
 
     root = store_dir(corpus)
@@ -89,7 +91,8 @@ def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
             store.upsert(COLLECTION, [
                 VectorPoint(chunk_point_id(COLLECTION, chunks[i].doc_id, chunks[i].chunk_index),
                             vectors[i], chunks[i].payload(),
-                            title_vector=title_vectors.get(chunks[i].title))
+                            title_vector=title_vectors.get(chunks[i].title),
+                            terms=document_terms(embedding_text(chunks[i])))
                 for i in part])
     finally:
         store.close()
@@ -100,12 +103,14 @@ def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
 class Retriever:
     """Embeds queries and searches the store, for the single-shot baseline."""
 
-    def __init__(self, store: Any, embedder: Any):
-        self.store, self.embedder = store, embedder
+    def __init__(self, store: Any, embedder: Any, search: SearchRequest):
+        self.store, self.embedder, self.search = store, embedder, search
 
     def top_docs(self, query: str, top_k: int) -> set[str]:
         vector = self.embedder.embed([query])[0]
-        return {h.payload["doc_id"] for h in self.store.search(COLLECTION, vector, top_k)}
+        mode = replace(self.search, terms=query_terms(query))
+        return {h.payload["doc_id"] for h in self.store.search(COLLECTION, vector, top_k,
+                                                               None, mode)}
 
 
 @dataclass
@@ -142,9 +147,10 @@ def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: str) -
                    drafted in ("completed", "insufficient_evidence"))
 
 
-def run(dataset: Path, limit: int | None, verbose: bool) -> dict[str, Any]:
-    """Ingest (cached) and run every question of ``dataset`` both ways; returns the figures."""
-    settings = build_settings(cache_enabled=False)
+def run(dataset: Path, limit: int | None, verbose: bool, **overrides: Any) -> dict[str, Any]:
+    """Ingest (cached) and run every question of ``dataset`` both ways; returns the figures.
+    ``overrides`` are settings (``search_mode``, ``budget_profiles``...) over the defaults."""
+    settings = build_settings(cache_enabled=False, **overrides)
     embedder = MiniLmEmbedder()
     root = ingest(dataset / "corpus.jsonl", embedder, EdgeVectorStore)
     questions = [json.loads(x) for x in (dataset / "questions.jsonl").read_text().splitlines()
@@ -155,7 +161,7 @@ def run(dataset: Path, limit: int | None, verbose: bool) -> dict[str, Any]:
         adapters = InlineAdapters(OfflineProvider(embedder), embedder, store)
         config = build_flow_config(settings, build_token_counter(settings))
         dispatcher = InlineDispatcher(Runner(ledger, adapters, config))
-        retriever = Retriever(store, embedder)
+        retriever = Retriever(store, embedder, config.search)
         for q in questions:
             gold = set(q["gold_doc_ids"])
             out = agentic(ledger, dispatcher, q["question"])

@@ -59,7 +59,9 @@ def summarize(report: IngestReport, settings: Settings, *, collection: str,
 
 
 def search(settings: Settings, query: str, *, collection: str, top_k: int,
-           acl: list[str] | None, as_json: bool) -> None:
+           acl: list[str] | None, as_json: bool, mode: str | None = None,
+           fusion: str | None = None) -> None:
+    """Search through the workers; ``mode``/``fusion`` None keep the settings' defaults."""
     from ragq.schemas.text import input_problem
     from ragq.submission import check_collection
     from ragq.workers.client import call
@@ -68,7 +70,8 @@ def search(settings: Settings, query: str, *, collection: str, top_k: int,
     if not query.strip() or input_problem(query):
         fail("the query must be non-blank, valid Unicode text")
 
-    hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl)  # type: ignore[assignment]
+    hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl, mode,  # type: ignore[assignment]
+                                      fusion)
     if as_json:
         emit_json(hits)
         return

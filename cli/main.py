@@ -7,6 +7,7 @@ evaluation packages pull in the ledger, Celery and more), so `ragq --help` start
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +20,7 @@ from ragq.cli.ledger import ledger_app
 from ragq.cli.output import emit_json, fail
 from ragq.cli.review import review_app
 from ragq.errors import RagqError
+from ragq.schemas.search import parse_fusion, parse_mode
 from ragq.settings import Settings, build_settings
 from ragq.workers.client import close_clients
 
@@ -49,6 +51,17 @@ def _settings() -> Settings:
         return build_settings()
     except ValidationError as exc:
         fail(f"invalid RAGQ_ settings: {exc}")
+
+
+def _option(parse: Callable[..., object], value: str | None, where: str) -> str | None:
+    """``value`` checked by ``parse`` before anything is sent (a bad one fails here, naming the
+    valid values); None stays None (the settings' default applies)."""
+    if value is None:
+        return None
+    try:
+        return str(parse(value, where=where))
+    except ValueError as exc:
+        fail(str(exc), code=2)
 
 
 @app.command()
@@ -127,13 +140,20 @@ def search(
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=200, metavar="N",
                                        help="How many hits.")] = 5,
     acl: AclOpt = "public",
+    mode: Annotated[str | None, typer.Option(
+        "--mode", metavar="MODE",
+        help="dense, sparse or hybrid (default: RAGQ_SEARCH_MODE).")] = None,
+    fusion: Annotated[str | None, typer.Option(
+        "--fusion", metavar="FUSION",
+        help="How hybrid fuses: rrf or dbsf (default: RAGQ_SEARCH_FUSION).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Dense search of a collection, filtered by ACL (a check that retrieval works)."""
+    """Search a collection, filtered by ACL (a check that retrieval works)."""
     settings = _settings()
     labels = [a.strip() for a in acl.split(",") if a.strip()] if acl else None
     documents.search(settings, query, collection=collection or settings.collection, top_k=top_k,
-                     acl=labels, as_json=as_json)
+                     acl=labels, as_json=as_json, mode=_option(parse_mode, mode, "--mode"),
+                     fusion=_option(parse_fusion, fusion, "--fusion"))
 
 
 @app.command()

@@ -11,13 +11,15 @@ from ragq.orchestration.text import normalize_query
 
 
 def retrieval_key(
-    text: str, *, collection: str, acl: Sequence[str] | None, top_k: int, source_version: str = ""
+    text: str, *, collection: str, acl: Sequence[str] | None, top_k: int, source_version: str = "",
+    mode: str = "dense",
 ) -> str:
-    """A hex digest over the normalized query, the collection, the ACL (order-free), top_k and
-    the collection's source version stamp."""
+    """A hex digest over the normalized query, the collection, the ACL (order-free), top_k,
+    the collection's source version stamp and the search mode (``dense``, ``sparse``,
+    ``hybrid-rrf``, ``hybrid-dbsf``: each ranks other hits)."""
     material = json.dumps(
         [normalize_query(text), collection, sorted(set(acl)) if acl is not None else None, top_k,
-         source_version],
+         source_version, mode],
         ensure_ascii=False,
     )
     return hashlib.sha256(material.encode()).hexdigest()

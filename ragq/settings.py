@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ragq.schemas.flow import RoleModels
 from ragq.schemas.pricing import PriceTable
+from ragq.schemas.search import SearchFusion, SearchMode
 from ragq.schemas.text import collection_name_problem
 from ragq.schemas.ticket import MAX_QUESTION_CHARS, QUESTION_CHARS_CAP, ROUTE_PATHS, BudgetProfiles
 
@@ -149,6 +150,13 @@ class Settings(BaseSettings):
         128, ge=1, le=100_000, description="About how many chunks one ingest task embeds."
     )
     search_top_k: int = Field(5, ge=1, le=200)
+    search_mode: SearchMode = Field(
+        SearchMode.DENSE, description="What searches rank by: dense (embeddings), sparse "
+        "(BM25-style terms) or hybrid (both, fused); `ragq search --mode` overrides it."
+    )
+    search_fusion: SearchFusion = Field(
+        SearchFusion.RRF, description="How hybrid search fuses dense and sparse: rrf or dbsf."
+    )
     cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs (C12).")
     cache_url: str | None = Field(
         None, description="Redis-protocol server of the caches; unset means the broker's server."

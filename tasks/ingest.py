@@ -27,6 +27,7 @@ from ragq.ledger import (
 from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_hash, decide
+from ragq.orchestration.sparse_terms import document_terms
 from ragq.schemas.document import Chunk, Document
 from ragq.schemas.embedder import Embedder
 from ragq.schemas.tasks import Task
@@ -84,6 +85,7 @@ def _write_chunks(
                 VectorPoint(
                     chunk_point_id(collection, c.doc_id, c.chunk_index), v, c.payload(),
                     title_vector=title_vectors.get(c.title),
+                    terms=document_terms(embedding_text(c)),
                 )
                 for c, v in zip(part, vectors[: len(part)], strict=True)
             ],

@@ -6,39 +6,59 @@ from typing import Any
 
 from celery import shared_task
 
+from ragq.orchestration.sparse_terms import query_terms
+from ragq.schemas.search import SearchRequest, parse_fusion, parse_mode
 from ragq.schemas.tasks import Task
-from ragq.tasks.runtime import resources
+from ragq.tasks.runtime import resources, settings
 from ragq.vectorstore.base import Hit, SearchFilter
 
 
 def _hit_record(hit: Hit) -> dict[str, Any]:
-    """A hit as a task result: its id, fused score and stored payload."""
-    return {"id": hit.id, "score": hit.score, **hit.payload}
+    """A hit as a task result: its id, fused cosine score, the mode's rank score, payload."""
+    return {"id": hit.id, "score": hit.score, "rank_score": hit.rank_score, **hit.payload}
+
+
+def search_request(task: Any, query: str, mode: str | None, fusion: str | None) -> SearchRequest:
+    """How to rank ``query``: the request's mode and fusion where given, else the settings'.
+
+    Raises ``ValueError`` naming the valid modes (fusions) for an unknown one.
+    """
+    conf = settings(task)
+    return SearchRequest(
+        parse_mode(mode, where="search mode") if mode else conf.search_mode,
+        parse_fusion(fusion, where="search fusion") if fusion else conf.search_fusion,
+        query_terms(query),
+    )
 
 
 @shared_task(name=Task.SEARCH, bind=True)
 def search(
-    self: Any, collection: str, query: str, top_k: int, acl: list[str] | None = None
+    self: Any, collection: str, query: str, top_k: int, acl: list[str] | None = None,
+    mode: str | None = None, fusion: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Embed ``query`` and return the ``top_k`` chunks the ACL allows, best first."""
+    """Embed ``query`` and return the ``top_k`` chunks the ACL allows, best first, ranked by
+    ``mode`` (dense, sparse, hybrid) and ``fusion`` (rrf, dbsf), or the settings' defaults."""
     res = resources(self)
+    request = search_request(self, query, mode, fusion)
     vector = res.embedder.embed([query])[0]
     flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
-    hits = res.vector_store.search(collection, vector, top_k, flt)
+    hits = res.vector_store.search(collection, vector, top_k, flt, request)
     return [_hit_record(h) for h in hits]
 
 
 @shared_task(name=Task.SEARCH_BATCH, bind=True)
 def search_batch(
-    self: Any, collection: str, queries: list[str], top_k: int, acl: list[str] | None = None
+    self: Any, collection: str, queries: list[str], top_k: int, acl: list[str] | None = None,
+    mode: str | None = None, fusion: str | None = None,
 ) -> list[list[dict[str, Any]]]:
     """Like :func:`search` for many queries at once: one embedding pass, one task round trip."""
     res = resources(self)
+    requests = [search_request(self, q, mode, fusion) for q in queries]
     vectors = res.embedder.embed(queries)
     flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
     return [
-        [_hit_record(h) for h in res.vector_store.search(collection, v, top_k, flt)]
-        for v in vectors
+        [_hit_record(h) for h in res.vector_store.search(collection, v, top_k, flt, r)]
+        for v, r in zip(vectors, requests, strict=True)
     ]
 
 

@@ -12,6 +12,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragq.errors import ProviderError
@@ -43,6 +44,7 @@ from ragq.orchestration.flow.actions import (
     VerifyRequest,
 )
 from ragq.orchestration.retrieval import cosine
+from ragq.orchestration.sparse_terms import query_terms
 from ragq.providers.base import ModelProvider
 from ragq.providers.offline import synthesizer as extractive
 from ragq.schemas.cache import CachedHit
@@ -185,10 +187,11 @@ def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapte
     two collections is kept once, its better hit: a request holds each chunk once)."""
     started = time.perf_counter()
     collections = action.collections or (state.collection,)
+    mode = replace(state.config.search, terms=query_terms(action.query))
 
     def one(collection: str) -> list[CachedHit]:
         found = adapters.vector_store.search(collection, action.vector, action.top_k,
-                                             SearchFilter(acl=state.acl))
+                                             SearchFilter(acl=state.acl), mode)
         return [hit_of(h, collection) for h in found]
 
     if len(collections) == 1:

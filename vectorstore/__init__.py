@@ -3,7 +3,8 @@
 ``EdgeVectorStore`` is the embedded engine (one owning process, files under ``$RAGQ_HOME``);
 ``QdrantServerStore`` talks to a Qdrant server, or runs in memory for tests. Both give a
 ``SearchFilter`` the same meaning (:mod:`vectorstore.filters`) and score a search alike: each
-point holds a ``text`` and a ``title`` vector, fused as :mod:`vectorstore.fusion` says.
+point holds a ``text`` and a ``title`` vector, fused as :mod:`vectorstore.fusion` says, and a
+sparse ``terms`` vector; a search ranks dense, sparse or hybrid as :mod:`vectorstore.modes` says.
 """
 
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from ragq.vectorstore.errors import (
 )
 from ragq.vectorstore.filters import KEYWORD_FIELDS, AnyOf, FilterPlan, plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint, TitleFusion
+from ragq.vectorstore.modes import RRF_K, TERMS
 
 if TYPE_CHECKING:
     from ragq.vectorstore.edge import EdgeVectorStore
@@ -62,6 +64,9 @@ __all__ = [
     "TEXT",
     "TITLE",
     "VECTOR_NAMES",
+    # dense, sparse and hybrid search (the mode values themselves are in ragq.schemas.search)
+    "TERMS",
+    "RRF_K",
     # errors (all RetrievalError; see ragq.errors for the base classes)
     "CollectionLayoutError",
     "EdgeStoreLockedError",

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ragq.schemas.search import SearchRequest, SparseTerms
+
 
 @dataclass(frozen=True)
 class VectorPoint:
@@ -15,12 +17,16 @@ class VectorPoint:
     document's title alone, with the same model, so a query naming the document finds every
     chunk of it even when a chunk's text is about a sub-topic. ``None`` (no title) stores
     ``vector`` in the title slot too: every point has both, and search needs no special case.
+    ``terms`` is the chunk's sparse term vector
+    (:func:`~orchestration.sparse_terms.document_terms`) for sparse and hybrid search; None
+    leaves the point out of those.
     """
 
     id: str
     vector: Sequence[float]
     payload: dict[str, Any]
     title_vector: Sequence[float] | None = None
+    terms: SparseTerms | None = None
 
 
 @dataclass(frozen=True)
@@ -30,7 +36,10 @@ class Hit:
     ``score`` is what the hits are ranked by: the fusion of the query's cosine similarity to
     the chunk's text vector (``text_score``) and to its title vector (``title_score``), see
     :mod:`vectorstore.fusion`. The raw scores are None only where an adapter did not compute
-    them (fakes); the real adapters report both.
+    them (fakes); the real adapters report both. ``score`` is that cosine fusion in every search
+    mode, so thresholds on it mean the same; the hits are in the mode's order, and
+    ``rank_score`` is the mode's own score (the fused cosine, BM25, RRF or DBSF; see
+    :mod:`vectorstore.modes`).
     """
 
     id: str
@@ -38,6 +47,7 @@ class Hit:
     payload: dict[str, Any]
     text_score: float | None = None
     title_score: float | None = None
+    rank_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +70,8 @@ class VectorStore(Protocol):
 
     def ensure_collection(self, collection: str, dim: int) -> None:
         """Create the collection if missing (named vectors ``text`` and ``title`` of ``dim``,
-        cosine distance; keyword indexes on ``doc_id``, ``acl``, ``source_version``).
+        cosine distance; the sparse vector ``terms`` with the IDF modifier; keyword indexes
+        on ``doc_id``, ``acl``, ``source_version``).
 
         Raises ``VectorDimensionError`` (a ``RetrievalError``) if it exists with another
         dimension, ``CollectionLayoutError`` if it exists without the two named vectors.
@@ -78,12 +89,15 @@ class VectorStore(Protocol):
         (0 when the collection does not exist). ``keep_source_version=""`` deletes them all."""
 
     def search(
-        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None,
+        request: SearchRequest | None = None,
     ) -> list[Hit]:
-        """At most ``top_k`` chunks passing ``flt``, best first by fused score: the query's
-        cosine similarity to each chunk's text and title vectors, combined as
-        :class:`~vectorstore.fusion.TitleFusion` says (the better of the two, the title's
-        lowered by a small margin).
+        """At most ``top_k`` chunks passing ``flt``, best first as ``request`` ranks them
+        (None: dense). Dense ranks by fused score: the query's cosine similarity to each
+        chunk's text and title vectors, combined as :class:`~vectorstore.fusion.TitleFusion`
+        says (the better of the two, the title's lowered by a small margin); sparse and hybrid
+        as :mod:`vectorstore.modes` says. A collection without sparse vectors is searched
+        dense, with a warning.
 
         Raises ``CollectionNotFoundError`` for an unknown collection, ``VectorDimensionError``
         for a vector of the wrong length.

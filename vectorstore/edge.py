@@ -6,9 +6,10 @@ writes, so reads take no lock. Writers of a collection take its lock, so ``delet
 and deletes the same points; a gate makes ``close`` wait for in-flight calls instead of closing
 shards under them.
 
-A search is one batch of two engine queries that share two prefetches (the nearest points by
-text and by title); each query rescores that union on one vector, so every candidate arrives
-with both exact scores for :class:`~vectorstore.fusion.TitleFusion` to fuse.
+A dense search is one batch of two engine queries that share two prefetches (the nearest points
+by text and by title); each query rescores that union on one vector, so every candidate arrives
+with both exact scores for :class:`~vectorstore.fusion.TitleFusion` to fuse. Sparse and hybrid
+searches add the ranking query first (:mod:`vectorstore.modes`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from ragq.errors import CollectionNotFoundError
+from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest
 from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint
 from ragq.vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
 from ragq.vectorstore.edge_errors import translate_edge_errors
@@ -28,6 +30,7 @@ from ragq.vectorstore.errors import VectorDimensionError
 from ragq.vectorstore.filters import plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, ScoredPoint, TitleFusion
 from ragq.vectorstore.locking import RootLock, UsageGate
+from ragq.vectorstore.modes import RRF_K, TERMS, effective, ranked_hits, warn_no_terms
 
 
 class EdgeVectorStore:
@@ -47,6 +50,7 @@ class EdgeVectorStore:
         self._owner.acquire()
         self._dir = ShardDirectory(self._root)
         self._gate = UsageGate()
+        self._warned: set[str] = set()  # what the modes fallback warned about, once each
         self._open_lock = threading.Lock()
         self._open: dict[str, EdgeCollection] = {}
 
@@ -72,13 +76,13 @@ class EdgeVectorStore:
         """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""
         with self._gate.use():
             coll = self._require(collection)
-            rows = [(p.id, point_vectors(coll.name, p, coll.dim), p.payload) for p in points]
-            if not rows:
+            if not points:
                 return
+            if not coll.has_terms and any(p.terms for p in points):
+                warn_no_terms(coll.name, self._warned)
             with translate_edge_errors(coll.name):  # ids and payloads convert here
                 op = qe.UpdateOperation.upsert_points(
-                    [qe.Point(pid, {TEXT: text, TITLE: title}, payload)
-                     for pid, (text, title), payload in rows]
+                    [qe.Point(p.id, _vectors(coll, p), p.payload) for p in points]
                 )
             with coll.write_lock, translate_edge_errors(coll.name):
                 coll.shard.update(op)
@@ -102,9 +106,11 @@ class EdgeVectorStore:
             return stale
 
     def search(
-        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None,
+        request: SearchRequest | None = None,
     ) -> list[Hit]:
-        """The ``top_k`` best chunks passing ``flt`` by fused text/title score, best first.
+        """The ``top_k`` best chunks passing ``flt``, best first as ``request`` ranks them
+        (None: dense, by fused text/title score); see :mod:`vectorstore.modes`.
 
         Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
         for a vector of the wrong length.
@@ -117,20 +123,12 @@ class EdgeVectorStore:
                 return []
             where = None if plan.is_empty else edge_filter(plan)
             limit = self._fusion.candidates(check_top_k(top_k))
-            nearest = [
-                qe.Prefetch(limit=limit, query=qe.Query.Nearest(query, using=name), filter=where)
-                for name in (TEXT, TITLE)
-            ]
-            batch = qe.QueryBatchRequest([
-                qe.QueryRequest(
-                    limit=2 * limit, query=qe.Query.Nearest(query, using=name),
-                    prefetches=nearest, filter=where, with_payload=True,
-                )
-                for name in (TEXT, TITLE)
-            ])
+            mode = effective(request, collection=coll.name, has_terms=coll.has_terms,
+                             warned=self._warned)
+            batch = _batch(query, mode, limit, top_k, where)
             with translate_edge_errors(coll.name):
-                by_text, by_title = coll.shard.query_batch(batch)
-            return self._fusion.fuse(_scored(by_text), _scored(by_title), top_k)
+                lists = coll.shard.query_batch(batch)
+            return ranked_hits(self._fusion, mode, [_scored(x) for x in lists], top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
@@ -185,6 +183,40 @@ class EdgeVectorStore:
             if found is not None:
                 self._open[name] = found
             return found
+
+
+def _vectors(coll: EdgeCollection, point: VectorPoint) -> dict[str, object]:
+    text, title = point_vectors(coll.name, point, coll.dim)
+    vectors: dict[str, object] = {TEXT: text, TITLE: title}
+    if coll.has_terms and point.terms:
+        vectors[TERMS] = qe.SparseVector(list(point.terms.indices), list(point.terms.values))
+    return vectors
+
+
+def _batch(query: list[float], mode: SearchRequest, limit: int, top_k: int,
+           where: qe.Filter | None) -> qe.QueryBatchRequest:
+    """The batch of one search: for sparse and hybrid first the ranking query, then the text
+    and the title query, each rescoring the union of the prefetched candidates."""
+    nearest = [qe.Prefetch(limit=limit, query=qe.Query.Nearest(query, using=name), filter=where)
+               for name in (TEXT, TITLE)]
+    ranking: list[qe.QueryRequest] = []
+    if mode.mode is not SearchMode.DENSE:
+        assert mode.terms is not None  # effective() falls back to dense without terms
+        terms = qe.Query.Nearest(
+            qe.SparseVector(list(mode.terms.indices), list(mode.terms.values)), using=TERMS)
+        by_terms = qe.Prefetch(limit=limit, query=terms, filter=where)
+        fused = qe.Fusion.Rrf(k=RRF_K) if mode.fusion is SearchFusion.RRF else qe.Fusion.Dbsf()
+        by_vectors = qe.Prefetch(limit=limit, query=fused, prefetches=nearest, filter=where)
+        sparse = mode.mode is SearchMode.SPARSE
+        ranking = [qe.QueryRequest(
+            limit=top_k, query=terms if sparse else fused,
+            prefetches=None if sparse else [by_vectors, by_terms], filter=where,
+            with_payload=True)]
+        nearest = [by_terms] if sparse else [*nearest, by_terms]
+    return qe.QueryBatchRequest([*ranking, *(
+        qe.QueryRequest(limit=len(nearest) * limit, query=qe.Query.Nearest(query, using=name),
+                        prefetches=nearest, filter=where, with_payload=True)
+        for name in (TEXT, TITLE))])
 
 
 def _scored(points: list[qe.ScoredPoint]) -> list[ScoredPoint]:

@@ -4,7 +4,9 @@ Per collection, ``<collection>/collection.json`` records the dimension and the n
 presence is what makes the collection exist) beside ``<collection>/shard/``, the engine's own
 files. The record is written last, atomically, so a crash while creating leaves no half-made
 collection behind. A record without the ``text`` and ``title`` vectors (a collection made before
-title vectors) is refused on open, before the engine would refuse it less clearly.
+title vectors) is refused on open, before the engine would refuse it less clearly. A record
+without ``"sparse": ["terms"]`` (made before hybrid search) opens dense-only: the engine cannot
+add a sparse vector to an existing shard, so such a collection gets one only by ingesting anew.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ragq.vectorstore.edge_errors import translate_edge_errors
 from ragq.vectorstore.errors import CollectionLayoutError
 from ragq.vectorstore.filters import KEYWORD_FIELDS, FilterPlan
 from ragq.vectorstore.fusion import VECTOR_NAMES
+from ragq.vectorstore.modes import TERMS
 
 META_FILE = "collection.json"
 SHARD_DIR = "shard"
@@ -28,11 +31,13 @@ SHARD_DIR = "shard"
 
 @dataclass
 class EdgeCollection:
-    """An open shard and its dimension; ``write_lock`` serialises this shard's writers."""
+    """An open shard and its dimension; ``has_terms``: it holds the sparse ``terms`` vector.
+    ``write_lock`` serialises this shard's writers."""
 
     name: str
     shard: qe.EdgeShard
     dim: int
+    has_terms: bool = True
     write_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -72,11 +77,12 @@ class ShardDirectory:
                 "directory and ingest again",
                 collection=name,
             )
-        return self._shard(name, int(record["dim"]))
+        return self._shard(name, int(record["dim"]), TERMS in record.get("sparse", []))
 
     def create(self, name: str, dim: int) -> EdgeCollection:
-        """Create the shard (both named vectors, cosine) and keyword indexes, then its record."""
-        coll = self._shard(name, dim)
+        """Create the shard (both named vectors, cosine; the sparse ``terms`` vector, IDF) and
+        keyword indexes, then its record."""
+        coll = self._shard(name, dim, has_terms=True)
         with translate_edge_errors(name):
             for key in KEYWORD_FIELDS:
                 coll.shard.update(
@@ -86,21 +92,23 @@ class ShardDirectory:
         meta = self.root / name / META_FILE
         tmp = meta.with_suffix(".tmp")
         record = {
-            "dim": dim, "vectors": list(VECTOR_NAMES), "distance": "cosine", "engine": "qdrant-edge"
+            "dim": dim, "vectors": list(VECTOR_NAMES), "distance": "cosine",
+            "sparse": [TERMS], "modifier": "idf", "engine": "qdrant-edge",
         }
         tmp.write_text(json.dumps(record))
         os.replace(tmp, meta)
         return coll
 
-    def _shard(self, name: str, dim: int) -> EdgeCollection:
+    def _shard(self, name: str, dim: int, has_terms: bool) -> EdgeCollection:
         """Load the shard, or create it when its directory is empty (new, or a crash before
         the first write); loading with ``dim`` makes the engine check it matches."""
         path = self.root / name / SHARD_DIR
         params = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)
-        config = qe.EdgeConfig(vectors=dict.fromkeys(VECTOR_NAMES, params))
+        sparse = {TERMS: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)} if has_terms else None
+        config = qe.EdgeConfig(vectors=dict.fromkeys(VECTOR_NAMES, params), sparse_vectors=sparse)
         with translate_edge_errors(name):
             if path.is_dir() and any(path.iterdir()):
                 shard = qe.EdgeShard.load(str(path), config)
             else:
                 shard = qe.EdgeShard.create(str(path), config)
-        return EdgeCollection(name, shard, dim)
+        return EdgeCollection(name, shard, dim, has_terms)

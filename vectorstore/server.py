@@ -4,8 +4,10 @@ Same semantics as the embedded store: cosine distance, keyword payload indexes o
 fields, writes acknowledged only once applied (``wait=True``), the shared filter meaning of
 :mod:`vectorstore.filters`, the same named ``text`` and ``title`` vectors and the same fused
 search (one batch request: two queries sharing the nearest-by-text and nearest-by-title
-prefetches, each rescoring their union on one vector). Collection dimensions are cached after the
-first lookup, so a search costs one request.
+prefetches, each rescoring their union on one vector; sparse and hybrid add a ranking query, see
+:mod:`vectorstore.modes`). Collection dimensions are cached after the first lookup, so a search
+costs one request. Qdrant cannot add a sparse vector to an existing collection: one made before
+hybrid search stays dense-only (searched dense, with a warning) until ingested anew.
 """
 
 from __future__ import annotations
@@ -19,19 +21,24 @@ from typing import Any, TypeVar
 from qdrant_client import QdrantClient, models
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
+from ragq.schemas.search import SearchRequest
 from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint
 from ragq.vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
 from ragq.vectorstore.errors import CollectionLayoutError, VectorDimensionError
 from ragq.vectorstore.filters import KEYWORD_FIELDS, plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, TitleFusion
 from ragq.vectorstore.locking import UsageGate
+from ragq.vectorstore.modes import TERMS, effective, ranked_hits, warn_no_terms
 from ragq.vectorstore.server_errors import translate_server_errors
 from ragq.vectorstore.server_models import (
     client_filter,
-    fused_search,
+    has_terms,
     layout_dim,
     render_filter,
     scored,
+    search_batch,
+    sparse_config,
+    sparse_vector,
     vectors_config,
 )
 
@@ -58,7 +65,9 @@ class QdrantServerStore:
             threading.Lock() if self._local else contextlib.nullcontext()
         )
         self._gate = UsageGate()
+        self._warned: set[str] = set()  # what the modes fallback warned about, once each
         self._dims: dict[str, int] = {}
+        self._terms: dict[str, bool] = {}
         with translate_server_errors(None, url):
             self._client = (
                 QdrantClient(location=MEMORY)
@@ -84,12 +93,16 @@ class QdrantServerStore:
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""
         dim = self._require(collection)
+        with_terms = self._terms.get(collection, False)
+        if not with_terms and any(p.terms for p in points):
+            warn_no_terms(collection, self._warned)
         structs = []
         for p in points:
             text, title = point_vectors(collection, p, dim)
-            structs.append(
-                models.PointStruct(id=p.id, vector={TEXT: text, TITLE: title}, payload=p.payload)
-            )
+            vectors: dict[str, Any] = {TEXT: text, TITLE: title}
+            if with_terms and p.terms:
+                vectors[TERMS] = sparse_vector(p.terms)
+            structs.append(models.PointStruct(id=p.id, vector=vectors, payload=p.payload))
         if structs:
             self._call(collection, self._client.upsert, collection, points=structs, wait=True)
 
@@ -108,9 +121,11 @@ class QdrantServerStore:
         return stale
 
     def search(
-        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None,
+        request: SearchRequest | None = None,
     ) -> list[Hit]:
-        """The ``top_k`` best chunks passing ``flt`` by fused text/title score, best first.
+        """The ``top_k`` best chunks passing ``flt``, best first as ``request`` ranks them
+        (None: dense, by fused text/title score); see :mod:`vectorstore.modes`.
 
         Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
         for a vector of the wrong length.
@@ -119,12 +134,14 @@ class QdrantServerStore:
         plan = plan_search(flt)
         if plan.matches_nothing:
             return []
-        requests = fused_search(query, self._fusion.candidates(check_top_k(top_k)),
+        mode = effective(request, collection=collection,
+                         has_terms=self._terms.get(collection, False), warned=self._warned)
+        requests = search_batch(query, mode, self._fusion.candidates(check_top_k(top_k)), top_k,
                                 client_filter(plan))
-        by_text, by_title = self._call(
+        lists = self._call(
             collection, self._client.query_batch_points, collection, requests=requests
         )
-        return self._fusion.fuse(scored(by_text), scored(by_title), top_k)
+        return ranked_hits(self._fusion, mode, [scored(x) for x in lists], top_k)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
@@ -151,6 +168,7 @@ class QdrantServerStore:
                 return fn(*args, **kw)
         except CollectionNotFoundError:
             self._dims.pop(collection or "", None)  # deleted behind our back: forget its dim
+            self._terms.pop(collection or "", None)
             raise
 
     def _count(self, collection: str, flt: models.Filter | None) -> int:
@@ -184,6 +202,7 @@ class QdrantServerStore:
                 f"{params!r}): ingest into another collection name",
                 collection=name,
             )
+        self._terms[name] = has_terms(info.config.params.sparse_vectors)
         self._dims[name] = dim
         return dim
 
@@ -191,7 +210,8 @@ class QdrantServerStore:
         """Create ``name`` with its payload indexes; tolerate losing a creation race."""
         try:
             config = vectors_config(dim)
-            self._call(name, self._client.create_collection, name, vectors_config=config)
+            self._call(name, self._client.create_collection, name, vectors_config=config,
+                       sparse_vectors_config=sparse_config())
         except RetrievalError:
             found = self._dim(name)
             if found is None:
@@ -207,6 +227,7 @@ class QdrantServerStore:
                     field_schema=models.PayloadSchemaType.KEYWORD,
                     wait=True,
                 )
+        self._terms[name] = True
         self._dims[name] = dim
         return dim
 

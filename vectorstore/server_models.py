@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from qdrant_client import models
 
+from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest, SparseTerms
 from ragq.vectorstore.filters import FilterPlan
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint
+from ragq.vectorstore.modes import RRF_K, TERMS
 
 
 def client_filter(plan: FilterPlan) -> models.Filter | None:
@@ -36,6 +38,21 @@ def vectors_config(dim: int) -> dict[str, models.VectorParams]:
     return dict.fromkeys(VECTOR_NAMES, params)
 
 
+def sparse_config() -> dict[str, models.SparseVectorParams]:
+    """The sparse vector of a ragq collection: ``terms``, weighted by the engine's IDF."""
+    return {TERMS: models.SparseVectorParams(modifier=models.Modifier.IDF)}
+
+
+def has_terms(sparse: object) -> bool:
+    """Whether a collection's sparse vectors config holds ``terms`` (made since hybrid)."""
+    return isinstance(sparse, dict) and TERMS in sparse
+
+
+def sparse_vector(terms: SparseTerms) -> models.SparseVector:
+    """``terms`` in qdrant-client's model."""
+    return models.SparseVector(indices=list(terms.indices), values=list(terms.values))
+
+
 def layout_dim(params: object) -> int | None:
     """The dimension of a collection whose vectors are as :func:`vectors_config` makes them;
     None for any other layout (one unnamed vector, other names, another distance or sizes)."""
@@ -48,22 +65,42 @@ def layout_dim(params: object) -> int | None:
     return sizes.pop() if len(sizes) == 1 and len(params) == len(VECTOR_NAMES) else None
 
 
-def fused_search(
-    query: list[float], candidates: int, where: models.Filter | None
+def search_batch(
+    query: list[float], mode: SearchRequest, candidates: int, top_k: int,
+    where: models.Filter | None,
 ) -> list[models.QueryRequest]:
-    """The batch of one search: the text query then the title query, each rescoring the union
-    of the ``candidates`` nearest points by text and by title, every stage under ``where``."""
+    """The batch of one search (:mod:`vectorstore.modes`): for sparse and hybrid first the
+    ranking query, then the text query and the title query, each rescoring the union of the
+    prefetched candidates, every stage under ``where``."""
     nearest = [
         models.Prefetch(query=query, using=name, limit=candidates, filter=where)
         for name in (TEXT, TITLE)
     ]
-    return [
+    ranking: list[models.QueryRequest] = []
+    if mode.mode is not SearchMode.DENSE:
+        assert mode.terms is not None  # effective() falls back to dense without terms
+        terms = sparse_vector(mode.terms)
+        by_terms = models.Prefetch(query=terms, using=TERMS, limit=candidates, filter=where)
+        if mode.mode is SearchMode.SPARSE:
+            nearest = [by_terms]
+            ranking = [models.QueryRequest(query=terms, using=TERMS, limit=top_k, filter=where,
+                                           with_payload=True)]
+        else:
+            fused = (models.RrfQuery(rrf=models.Rrf(k=RRF_K))
+                     if mode.fusion is SearchFusion.RRF
+                     else models.FusionQuery(fusion=models.Fusion.DBSF))
+            by_vectors = models.Prefetch(query=fused, prefetch=nearest, limit=candidates,
+                                         filter=where)
+            ranking = [models.QueryRequest(query=fused, prefetch=[by_vectors, by_terms],
+                                           limit=top_k, filter=where, with_payload=True)]
+            nearest = [*nearest, by_terms]
+    return [*ranking, *(
         models.QueryRequest(
-            query=query, using=name, prefetch=nearest, limit=2 * candidates, filter=where,
-            with_payload=True,
+            query=query, using=name, prefetch=nearest, limit=len(nearest) * candidates,
+            filter=where, with_payload=True,
         )
         for name in (TEXT, TITLE)
-    ]
+    )]
 
 
 def scored(response: models.QueryResponse) -> list[ScoredPoint]:

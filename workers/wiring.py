@@ -160,6 +160,7 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
     from decimal import Decimal
 
     from ragq.orchestration.flow import FlowConfig
+    from ragq.schemas.search import SearchRequest
 
     prices = settings.prices
     return FlowConfig(
@@ -174,6 +175,7 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
         retrieval_call_usd=Decimal(str(prices.retrieval_call_usd)),
         rerank_call_usd=Decimal(str(prices.rerank_call_usd)),
         embedding_per_mtok_usd=Decimal(str(prices.embedding_per_mtok)),
+        search=SearchRequest(settings.search_mode, settings.search_fusion),
         review=review_policy(settings), count_tokens=count_tokens)
 
 

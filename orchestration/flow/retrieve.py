@@ -84,7 +84,7 @@ class _Request:
                                   top_k=config.search_top_k,
                                   context_chunks=config.context_max_chunks)
         self.key = retrieval_key(self.query, collection=",".join(self.sources), acl=state.acl,
-                                 top_k=self.top_k)
+                                 top_k=self.top_k, mode=config.search.label)
         self.cache = self.sources[0] if len(self.sources) == 1 else None
         self.charge_key = f"retrieve:{self.sq.id}:{due.attempt}"
         # Requests the job searched (cache hits included), other than this very attempt, of

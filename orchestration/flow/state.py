@@ -16,6 +16,7 @@ from typing import Any
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.review import ReviewPolicy
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
+from ragq.schemas.search import SearchRequest
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
@@ -50,6 +51,7 @@ class FlowConfig:
     rerank_call_usd: Decimal = Decimal(0)
     embedding_per_mtok_usd: Decimal = Decimal(0)
     review: ReviewPolicy = field(default_factory=ReviewPolicy)
+    search: SearchRequest = field(default_factory=SearchRequest)  # mode and fusion; no terms
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
 
 

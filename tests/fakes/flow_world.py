@@ -40,6 +40,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
+from ragq.schemas.search import SearchRequest
 from ragq.tasks.inline import InlineAdapters
 from ragq.vectorstore.base import Hit, SearchFilter
 
@@ -176,10 +177,13 @@ class CorpusStore:
         self.vectors = [(doc, chunk, text, embedder.embed([text])[0]) for doc, chunk, text
                         in CORPUS]
         self.searches = 0
+        self.requests: list[SearchRequest | None] = []
 
     def search(self, collection: str, vector: Sequence[float], top_k: int,
-               flt: SearchFilter | None = None) -> list[Hit]:
+               flt: SearchFilter | None = None, request: SearchRequest | None = None
+               ) -> list[Hit]:
         self.searches += 1
+        self.requests.append(request)
         hits = []
         for doc, chunk, text, v in self.vectors:
             acl = ["staff"] if doc == "doc0" else ["public"]

@@ -22,3 +22,11 @@ def test_every_other_part_of_the_request_counts_and_acl_order_does_not():
     for change in ({"collection": "other"}, {"acl": ["a"]}, {"acl": None}, {"top_k": 6},
                    {"source_version": "v2"}):
         assert key("refund window", **change) != base, change
+
+
+def test_each_search_mode_has_its_own_key():
+    """Sparse and hybrid rank other hits than dense: a dedup or cache hit across modes would
+    hand one mode's evidence to another."""
+    keys = {key("refund window", mode=m) for m in ("dense", "sparse", "hybrid-rrf", "hybrid-dbsf")}
+    assert len(keys) == 4
+    assert key("refund window") == key("refund window", mode="dense")

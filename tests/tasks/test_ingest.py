@@ -91,3 +91,21 @@ def test_search_honours_the_acl(stack, collection, tmp_path):
 def test_searching_a_collection_never_ingested_is_a_clear_error(stack):
     with pytest.raises(Exception, match="no_such_collection"):
         stack.call(SEARCH, "no_such_collection", "x", 3, ["public"])
+
+
+def test_ingest_writes_terms_and_search_ranks_by_the_mode_asked(stack, collection, tmp_path):
+    docs = [
+        {"id": "hinge", "title": "Spare parts", "text": "Order the ZX-4410 hinge for old doors.",
+         "acl": ["public"]},
+        {"id": "refund", "title": "Refunds", "text": "Refunds are paid within fourteen days.",
+         "acl": ["public"]},
+        {"id": "ship", "title": "Shipping", "text": "Parcels ship within three working days.",
+         "acl": ["public"]},
+    ]
+    ingest_path(stack.settings, write_jsonl(tmp_path / "m.jsonl", docs), collection=collection)
+    sparse = stack.call(SEARCH, collection, "zx-4410", 3, ["public"], "sparse")
+    assert [h["doc_id"] for h in sparse] == ["hinge"]  # only it holds the term
+    hybrid = stack.call(SEARCH, collection, "zx-4410", 3, ["public"], "hybrid", "dbsf")
+    assert hybrid[0]["doc_id"] == "hinge" and len(hybrid) == 3
+    with pytest.raises(Exception, match="unknown search mode 'bm25'; valid: dense, sparse"):
+        stack.call(SEARCH, collection, "zx-4410", 3, ["public"], "bm25")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import grpc
 import httpx
@@ -15,6 +16,8 @@ from qdrant_client.common.client_exceptions import ResourceExhaustedResponse
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
+from ragq.orchestration.sparse_terms import query_terms
+from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest
 from ragq.vectorstore import (
     CollectionLayoutError,
     QdrantServerStore,
@@ -259,3 +262,44 @@ def test_transport_and_in_memory_errors_are_translated(exc, expected):
     translated = server_error(NAME, "http://qdrant:6333", exc)
     assert type(translated) is expected
     assert translated.collection == NAME
+
+
+def test_a_new_collection_has_the_idf_weighted_terms_vector_and_points_carry_terms(qdrant, store):
+    from ragq.orchestration.sparse_terms import document_terms
+
+    store.ensure_collection(NAME, DIM)
+    created = qdrant.sent("PUT", BASE)[0].json()
+    assert created["sparse_vectors"] == {"terms": {"modifier": "idf"}}
+    terms = document_terms("replacement hinge for cabinet doors")
+    store.upsert(NAME, [replace(point("a", 0, axis(0)), terms=terms)])
+    (upsert,) = qdrant.sent("PUT", f"{BASE}/points")
+    sent = upsert.json()["points"][0]["vector"]["terms"]
+    assert (sent["indices"], sent["values"]) == (list(terms.indices), list(terms.values))
+
+
+@pytest.mark.parametrize(("fusion", "query"), [
+    (SearchFusion.RRF, {"rrf": {"k": 60}}), (SearchFusion.DBSF, {"fusion": "dbsf"}),
+])
+def test_a_hybrid_search_is_one_batch_ranked_by_the_engines_fusion(qdrant, store, fusion, query):
+    store.ensure_collection(NAME, DIM)
+    hit = {"id": point("a", 0, axis(0)).id, "version": 1, "score": 0.5,
+           "payload": point("a", 0, axis(0)).payload}
+    qdrant.route("POST", f"{BASE}/points/query/batch", lambda r: ok(
+        [{"points": [{**hit, "score": 0.03}]}, {"points": [{**hit, "score": 0.8}]},
+         {"points": [{**hit, "score": 0.6}]}]))
+    flt = SearchFilter(acl=("public",))
+    request = SearchRequest(SearchMode.HYBRID, fusion, query_terms("cabinet hinge"))
+    (found,) = store.search(NAME, axis(0), 3, flt, request)
+    assert (found.score, found.rank_score, found.text_score) == (0.8, 0.03, 0.8)
+    (batch,) = qdrant.sent("POST", f"{BASE}/points/query/batch")
+    ranking, text, title = batch.json()["searches"]
+    assert ranking["query"] == query and ranking["limit"] == 3
+    vectors, terms = ranking["prefetch"]  # each side one list: the vectors' fused the same way
+    assert vectors["query"] == query
+    assert [p["using"] for p in vectors["prefetch"]] == ["text", "title"]
+    assert terms["using"] == "terms"
+    assert sorted(terms["query"]["indices"]) == sorted(query_terms("cabinet hinge").indices)
+    for stage in (ranking, text, title, vectors, terms, *vectors["prefetch"]):
+        assert stage["filter"] == {"must": [{"key": "acl", "match": {"any": ["public"]}}]}
+    # the rescoring queries see every candidate of either side
+    assert text["prefetch"] == [*vectors["prefetch"], terms] == title["prefetch"]
