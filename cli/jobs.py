@@ -115,6 +115,17 @@ def cancel(settings: Settings, target: str, *, as_json: bool) -> None:
         console.print(f"{target}: {count} job(s) cancelled; finished results are kept")
 
 
+QUOTE_CHARS = 160
+
+
+def _short(quote: str) -> str:
+    """A quote on one line (quotes keep the document's line breaks), cut at a word."""
+    flat = " ".join(quote.split())
+    if len(flat) <= QUOTE_CHARS:
+        return flat
+    return flat[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+
+
 def print_result(result: dict[str, Any]) -> None:
     """An answer with its citations, for people."""
     title = f"{result.get('custom_id') or result.get('job_id')} — {result.get('status')}"
@@ -126,7 +137,7 @@ def print_result(result: dict[str, Any]) -> None:
     cites = result.get("citations") or []
     if cites:
         body += "\n\nSources:\n" + "\n".join(
-            f"  [{i}] {c['doc_id']}" + (f" — “{c['quote'][:100]}”" if c.get("quote") else "")
+            f"  [{i}] {c['doc_id']}" + (f" — “{_short(c['quote'])}”" if c.get("quote") else "")
             for i, c in enumerate(cites, start=1))
     for conflict in result.get("contradictions") or []:
         body += f"\n⚠ conflicting sources on {conflict.get('topic')}: " + " | ".join(
