@@ -16,6 +16,8 @@ from ragq.schemas.document import Chunk, Document
 _CHUNK_NAMESPACE = uuid.UUID("5b0f7d0e-7a4e-4c55-9a53-3c1f5d1e9a10")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]?$")
 _WORD = re.compile(r"\S+")
+_SPACES = re.compile(r"[^\S\n]+")  # whitespace other than line breaks
+_BLANK_LINES = re.compile(r" ?\n ?(?:\n ?)+")
 
 
 def chunk_point_id(collection: str, doc_id: str, chunk_index: int) -> str:
@@ -36,10 +38,18 @@ def _window_end(words: list[str], start: int, size: int) -> int:
     return hard_end
 
 
+def _tidy(text: str) -> str:
+    """Runs of spaces and tabs become one space, blank lines one blank line: line breaks stay
+    (they carry the structure) while indentation does not cost tokens (about 4% on docs)."""
+    text = _SPACES.sub(" ", text)
+    return _BLANK_LINES.sub("\n\n", re.sub(r" ?\n ?", "\n", text))
+
+
 def split_words(text: str, size: int, overlap: int) -> Iterator[str]:
     """Yield windows of at most ``size`` words overlapping by ``overlap`` words. A window is the
-    text as written, line breaks kept, so headings and paragraphs still read as such downstream
-    (sentence splitting and the contradiction check need them).
+    text as written, line breaks kept (spaces tidied, see :func:`_tidy`), so headings and
+    paragraphs still read as such downstream (sentence splitting and the contradiction check
+    need them).
 
     Raises ValueError when ``overlap >= size`` (the windows would never advance).
     """
@@ -50,7 +60,7 @@ def split_words(text: str, size: int, overlap: int) -> Iterator[str]:
     start = 0
     while start < len(words):
         end = _window_end(words, start, size)
-        yield text[spans[start].start() : spans[end - 1].end()]
+        yield _tidy(text[spans[start].start() : spans[end - 1].end()])
         if end >= len(words):
             return
         start = max(end - overlap, start + 1)

@@ -39,10 +39,10 @@ def test_windows_prefer_to_end_at_a_sentence_boundary():
     assert len(windows[0].split()) == 16
 
 
-def test_a_window_is_the_text_as_written_with_its_line_breaks():
-    text = "# Refunds\n\nRefunds are issued within 14 days.\nContact   support first."
+def test_a_window_keeps_its_line_breaks_and_tidies_its_spaces():
+    text = "# Refunds\n\n\n  Refunds are issued within 14 days. \nContact   support\tfirst."
     (window,) = split_words(text, 50, 0)
-    assert window == text.strip()
+    assert window == "# Refunds\n\nRefunds are issued within 14 days.\nContact support first."
     first, second = split_words("one two\nthree four", 2, 0)
     assert (first, second) == ("one two", "three four")  # the break between windows is dropped
 
