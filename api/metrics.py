@@ -27,17 +27,48 @@ log = logging.getLogger(__name__)
 
 
 def queue_depths(broker_url: str | None) -> dict[str, int]:
-    """Messages waiting per queue (LLEN of each queue's list on a Redis broker); empty when the
-    broker is not Redis or does not answer."""
-    if not broker_url or not broker_url.startswith(("redis://", "rediss://")):
+    """Messages waiting per queue: LLEN of each queue's list on a Redis broker, the message
+    count of a passive declare on an AMQP one (RabbitMQ); empty when the broker is neither or
+    does not answer."""
+    if not broker_url:
         return {}
+    if broker_url.startswith(("redis://", "rediss://")):
+        return _redis_depths(broker_url)
+    if broker_url.startswith(("amqp://", "amqps://", "pyamqp://")):
+        return _amqp_depths(broker_url)
+    return {}
+
+
+def _redis_depths(broker_url: str) -> dict[str, int]:
     try:
         client = redis.Redis.from_url(broker_url, socket_timeout=1, socket_connect_timeout=1)
         with client:
             return {q.value: int(client.llen(q.value)) for q in Queue}
     except redis.RedisError as exc:
-        log.warning("queue depth unavailable from %s: %s", broker_url, exc)
+        log.warning("queue depth unavailable from the Redis broker: %s", exc)
         return {}
+
+
+def _amqp_depths(broker_url: str) -> dict[str, int]:
+    """A queue not declared yet (no worker ever consumed it) counts 0."""
+    from kombu import Connection
+
+    out: dict[str, int] = {}
+    try:
+        with Connection(broker_url, connect_timeout=1) as connection:
+            for queue in Queue:
+                channel = connection.channel()  # a failed passive declare closes its channel
+                try:
+                    out[queue.value] = int(channel.queue_declare(
+                        queue=queue.value, passive=True).message_count)
+                except connection.channel_errors:
+                    out[queue.value] = 0
+                finally:
+                    channel.close()
+    except connection.connection_errors as exc:
+        log.warning("queue depth unavailable from the AMQP broker: %s", exc)
+        return {}
+    return out
 
 
 class LedgerCollector(Collector):

@@ -1,5 +1,5 @@
 """Cache fixtures on a real Redis-protocol server: the stack's own (the embedded Valkey of
-`ragq up`, or the CI Redis of ``RAGQ_TEST_REDIS_URL`` in the redis+postgres run)."""
+`ragq up`, or the CI Redis of ``RAGQ_TEST_REDIS_URL`` in the redis+postgres and rabbitmq runs)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from ragq.caches import RedisEvidenceCache, RedisPlanCache, connect
+from ragq.caches import RedisEvidenceCache, RedisPlanCache, connect, resolve_cache_url
 from ragq.schemas.cache import CachedHit
 from ragq.workers.stack_state import effective_broker_url
 from tests.conftest import Stack
@@ -18,9 +18,11 @@ from tests.conftest import Stack
 
 @pytest.fixture
 def redis_url(stack: Stack) -> str:
-    """The URL of the stack's Redis-protocol server, the caches' default home."""
-    url = effective_broker_url(stack.settings)
-    assert url, "the stack fixture records its broker"
+    """The URL of the stack's Redis-protocol server, the caches' default home (the broker, or
+    the result backend when the broker is RabbitMQ)."""
+    url = resolve_cache_url(cache_url=None, result_backend_url=stack.settings.result_backend_url,
+                            broker_url=effective_broker_url(stack.settings))
+    assert url, "the stack fixture records a Redis-protocol server"
     return url
 
 

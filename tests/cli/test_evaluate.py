@@ -118,14 +118,15 @@ def test_eval_into_a_file_writes_progress_lines_before_the_tables(stack, tmp_pat
     dataset = Path(__file__).resolve().parents[2] / "examples" / "eval"
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGQ_")}
     env["RAGQ_HOME"] = str(stack.settings.home)
-    for name in ("broker_url", "database_url"):
+    for name in ("broker_url", "result_backend_url", "database_url"):
         if getattr(stack.settings, name):
             env[f"RAGQ_{name.upper()}"] = str(getattr(stack.settings, name))
     out, report = tmp_path / "out.txt", tmp_path / "report.json"
     with out.open("w") as fh:
-        subprocess.run([sys.executable, "-m", "ragq.cli", "eval", str(dataset), "--limit", "4",
-                        "--json", str(report), "--progress-every", "2"], env=env, stdout=fh,
-                       stderr=subprocess.PIPE, text=True, timeout=300, check=True)
+        done = subprocess.run([sys.executable, "-m", "ragq.cli", "eval", str(dataset), "--limit",
+                               "4", "--json", str(report), "--progress-every", "2"], env=env,
+                              stdout=fh, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
     lines = out.read_text().splitlines()
     progress = [line for line in lines if line.startswith(("ingest:", "answer:"))]
     assert progress[0].startswith("ingest: 0/10") and progress[-1].startswith("answer: 4/4")

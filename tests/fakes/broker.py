@@ -12,13 +12,19 @@ from ragq.schemas.tasks import Queue
 from ragq.settings import Settings, build_settings
 from ragq.workers.client import client_app
 
+STACK_ENVIRONMENT = ("database_url", "webhook_allow_private", "webhook_allow_hosts",
+                     "webhook_backoff_base_s", "webhook_backoff_max_s")
+"""Settings the stack fixture sets in the environment while its stack runs."""
+
 
 def memory_settings(home: Path, **more: Any) -> Settings:
     """Settings of a migrated SQLite ledger under ``home`` and an in-process broker."""
-    # database_url=None: a session-wide stack fixture points RAGQ_DATABASE_URL at its own
-    # server while it runs, and these settings must not share that ledger.
-    settings = build_settings(home=home, broker_url="memory://", database_url=None,
-                              result_backend_url="cache+memory://", **more)
+    # While a session-wide stack fixture runs, the environment describes that stack
+    # (tests/conftest.py running_stack): these settings take the defaults instead.
+    settings = build_settings(**({name: Settings.model_fields[name].default
+                                  for name in STACK_ENVIRONMENT}
+                                 | {"home": home, "broker_url": "memory://",
+                                    "result_backend_url": "cache+memory://"} | more))
     upgrade(settings.ledger_url)
     return settings
 
