@@ -14,7 +14,7 @@ from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.flow import FlowConfig
 from ragq.providers.offline import OfflineProvider
-from ragq.schemas.document import Document
+from ragq.schemas.document import Chunk, Document
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
 from ragq.vectorstore.base import VectorPoint
@@ -45,16 +45,24 @@ class Index:
         return result
 
 
+def store(embedder: MiniLmEmbedder, vectors: EdgeVectorStore, collection: str,
+          docs: Sequence[Document]) -> list[Chunk]:
+    """``docs`` chunked as ingestion chunks them (180 words, 40 overlap), embedded and stored
+    in ``collection``; the chunks."""
+    vectors.ensure_collection(collection, embedder.dim)
+    chunks = [c for d in docs for c in chunk_document(
+        d, collection=collection, size_words=180, overlap_words=40)]
+    points = embedder.embed([embedding_text(c) for c in chunks])
+    vectors.upsert(collection, [
+        VectorPoint(chunk_point_id(collection, c.doc_id, c.chunk_index), v, c.payload())
+        for c, v in zip(chunks, points, strict=True)])
+    return chunks
+
+
 @contextmanager
 def indexed(docs: Sequence[Document], path: Path) -> Iterator[Index]:
-    """``docs`` chunked as ingestion chunks them (180 words, 40 overlap) in a store at ``path``."""
+    """``docs`` stored (see :func:`store`) in the collection ``kb`` of a store at ``path``."""
     embedder = MiniLmEmbedder()
     with EdgeVectorStore(path) as vectors:
-        vectors.ensure_collection(COLLECTION, embedder.dim)
-        chunks = [c for d in docs for c in chunk_document(
-            d, collection=COLLECTION, size_words=180, overlap_words=40)]
-        points = embedder.embed([embedding_text(c) for c in chunks])
-        vectors.upsert(COLLECTION, [
-            VectorPoint(chunk_point_id(COLLECTION, c.doc_id, c.chunk_index), v, c.payload())
-            for c, v in zip(chunks, points, strict=True)])
+        chunks = store(embedder, vectors, COLLECTION, docs)
         yield Index(embedder, vectors, {c.chunk_id: c.text for c in chunks})

@@ -24,14 +24,13 @@ from ragq.ledger import (
 from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
 from ragq.ledger.sql_flow import SqlFlowLedger
-from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.flow import FlowConfig
 from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
-from ragq.vectorstore.base import VectorPoint
 from ragq.vectorstore.edge import EdgeVectorStore
+from tests.tasks.inprocess import store
 
 BILLING, API = "billing-policy", "api-reference"
 DESCRIPTIONS = {
@@ -90,13 +89,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sources]:
     embedder = MiniLmEmbedder()
     with EdgeVectorStore(tmp_path_factory.mktemp("vectors")) as vectors:
         for collection, docs in CORPUS.items():
-            vectors.ensure_collection(collection, embedder.dim)
-            chunks = [c for d in docs for c in chunk_document(
-                Document(**d), collection=collection, size_words=180, overlap_words=40)]
-            points = embedder.embed([embedding_text(c) for c in chunks])
-            vectors.upsert(collection, [
-                VectorPoint(chunk_point_id(collection, c.doc_id, c.chunk_index), v, c.payload())
-                for c, v in zip(chunks, points, strict=True)])
+            store(embedder, vectors, collection, [Document(**d) for d in docs])
         yield Sources(embedder, vectors)
 
 
