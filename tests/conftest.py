@@ -27,10 +27,15 @@ STACK_FIXTURES = {"stack", "full_stack"}
 _running: list[pytest.Item] = []
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if STACK_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.stack)
+        if item.get_closest_marker("stack") is not None:
+            # Stacks share this machine's broker queues, Redis databases and ports: every stack
+            # test runs in one xdist worker, one after another (pyproject: --dist loadgroup).
+            item.add_marker(pytest.mark.xdist_group("stack"))
 
 
 @pytest.hookimpl(tryfirst=True)

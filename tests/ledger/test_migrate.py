@@ -154,7 +154,7 @@ _UPGRADER = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("processes", [2, 4])
+@pytest.mark.parametrize("processes", [4])
 def test_concurrent_upgrades_from_separate_processes(
     ledger_url: str, processes: int, tmp_path: Path
 ) -> None:
