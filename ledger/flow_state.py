@@ -99,8 +99,10 @@ def _asks(session: Session, job_id: str) -> tuple[AskState, ...]:
 
 
 def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
-    rows = session.scalars(select(SubQueryRow).where(SubQueryRow.job_id == job_id)
-                           .order_by(SubQueryRow.round, SubQueryRow.index))
+    t = SubQueryRow
+    rows = session.execute(select(t.id, t.round, t.index, t.original_text, t.depends_on,
+                                  t.final_text, t.status, t.finding, t.origin, t.ask, t.sources)
+                           .where(t.job_id == job_id).order_by(t.round, t.index))
     return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
                                status=r.status, finding=r.finding, origin=r.origin,
@@ -109,9 +111,10 @@ def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
 
 
 def _requests(session: Session, job_id: str) -> tuple[RequestState, ...]:
-    rows = session.scalars(select(RetrievalRequestRow)
-                           .where(RetrievalRequestRow.job_id == job_id)
-                           .order_by(RetrievalRequestRow.created_at, RetrievalRequestRow.id))
+    t = RetrievalRequestRow
+    rows = session.execute(select(t.id, t.sub_query_id, t.attempt, t.query_text,
+                                  t.normalized_key, t.top_k, t.dedup_of, t.cache_hit, t.filters)
+                           .where(t.job_id == job_id).order_by(t.created_at, t.id))
     return tuple(RequestState(id=r.id, sub_query_id=r.sub_query_id, attempt=r.attempt,
                               query=r.query_text, key=r.normalized_key, top_k=r.top_k,
                               dedup_of=r.dedup_of, cache_hit=r.cache_hit,
@@ -120,13 +123,19 @@ def _requests(session: Session, job_id: str) -> tuple[RequestState, ...]:
 
 
 def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
-    rows = session.scalars(select(EvidenceItemRow).where(EvidenceItemRow.job_id == job_id)
-                           .order_by(EvidenceItemRow.created_at, EvidenceItemRow.rank))
+    t = EvidenceItemRow
+    rows = session.execute(select(t.id, t.retrieval_request_id, t.sub_query_id, t.chunk_id,
+                                  t.doc_id, t.title, t.text, t.score, t.source_version,
+                                  t.authority_tier, t.source)
+                           .where(t.job_id == job_id).order_by(t.created_at, t.rank))
+    # model_construct: these rows were validated on the way in, and a job's evidence is read
+    # again at every step of it.
     return tuple(EvidenceState(
         id=r.id, request_id=r.retrieval_request_id, sub_query_id=r.sub_query_id,
-        item=Evidence(chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
-                      score=r.score, source_version=r.source_version,
-                      authority_tier=r.authority_tier, source=r.source or "")) for r in rows)
+        item=Evidence.model_construct(
+            chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
+            score=r.score, source_version=r.source_version, authority_tier=r.authority_tier,
+            source=r.source or "")) for r in rows)
 
 
 def _verifications(session: Session, job_id: str) -> tuple[VerificationState, ...]:

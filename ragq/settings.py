@@ -6,6 +6,7 @@ side effect of import, so tests can build as many differently-configured setting
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 
@@ -169,9 +170,18 @@ class Settings(BaseSettings):
 
     embedded_host: str = "127.0.0.1"
     embedded_port: int = Field(0, ge=0, le=65535, description="0 picks a free port.")
-    vector_worker_threads: int = Field(4, ge=1, le=64)
-    general_worker_threads: int = Field(4, ge=1, le=64)
+    vector_worker_threads: int = Field(
+        default_factory=lambda: max(2, os.cpu_count() or 2), ge=1, le=256,
+        description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores.")
+    general_worker_threads: int = Field(
+        256, ge=1, le=2048,
+        description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "
+        "may wait at once. A waiting thread costs no CPU, so the model's latency, not this pool, "
+        "bounds throughput.")
     flower_port: int = Field(5555, ge=1, le=65535)
+    task_events: bool = Field(
+        False, description="Workers send task events from the start; off, Flower turns them on "
+        "while it runs.")
     start_timeout_s: float = Field(60.0, gt=0)
     supervisor_poll_s: float = Field(
         0.5, gt=0, le=60, description="How often the resident supervisor checks the processes."

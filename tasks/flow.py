@@ -4,6 +4,9 @@ with its event and does nothing else.
 route -> plan -> per layer a chord of [retrieve -> check (-> retrieve …)] -> after_layer ->
 verify (-> follow-up chords) -> synthesize, which ends the job. A pipeline hop *replaces* its
 task with the next, so the layer's chord waits for whole pipelines and no task waits on another.
+
+Only the pipelines' tasks (retrieve, check) store a result: a layer's chord collects them. Nobody
+waits on the others (a job is followed in the ledger), so their results are never written.
 """
 
 from __future__ import annotations
@@ -55,13 +58,13 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
         resources(self).runner.run(job_id, StepFailed(error), CeleryDispatcher(self.app))
 
 
-@shared_task(base=FlowTask, name=Task.ROUTE, bind=True)
+@shared_task(base=FlowTask, name=Task.ROUTE, bind=True, ignore_result=True)
 def route(self: FlowTask, job_id: str) -> dict[str, Any] | None:
     """Classify the question (unless the ticket fixed the route) and start its path (C3)."""
     return self.step(job_id, JobStarted())
 
 
-@shared_task(base=FlowTask, name=Task.PLAN, bind=True)
+@shared_task(base=FlowTask, name=Task.PLAN, bind=True, ignore_result=True)
 def plan(self: FlowTask, job_id: str) -> dict[str, Any] | None:
     """Decompose into a DAG of sub-queries, validate it, launch its first layer (C4, C5)."""
     return self.step(job_id, PlanDue())
@@ -82,20 +85,20 @@ def check(self: FlowTask, job_id: str, round_: int, index: int,
     return self.step(job_id, CheckDue(round_, index, attempt))
 
 
-@shared_task(base=FlowTask, name=Task.AFTER_LAYER, bind=True)
+@shared_task(base=FlowTask, name=Task.AFTER_LAYER, bind=True, ignore_result=True)
 def after_layer(self: FlowTask, results: list[dict[str, Any]], job_id: str, round_: int,
                 layer: int) -> dict[str, Any] | None:
     """Chord body: the next layer, verification, or the answer."""
     return self.step(job_id, LayerDone(round_, layer))
 
 
-@shared_task(base=FlowTask, name=Task.VERIFY, bind=True)
+@shared_task(base=FlowTask, name=Task.VERIFY, bind=True, ignore_result=True)
 def verify(self: FlowTask, job_id: str, round_: int) -> dict[str, Any] | None:
     """Judge the evidence so far; follow up with a new round, or answer (C8)."""
     return self.step(job_id, VerifyDue(round_))
 
 
-@shared_task(base=FlowTask, name=Task.SYNTHESIZE, bind=True)
+@shared_task(base=FlowTask, name=Task.SYNTHESIZE, bind=True, ignore_result=True)
 def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> dict[str, Any] | None:
     """Assemble the context, answer with citations, end the job (C11)."""
     return self.step(job_id, SynthesizeDue(stop_reason))

