@@ -1,4 +1,5 @@
-"""Count the ledger transactions a job opens, per flow task (SQLite, in one process).
+"""Count the ledger transactions a job opens and the tasks it runs (each one a broker hand-off),
+per flow task (SQLite, in one process).
 
 Runs a Celery worker in this process (``celery.contrib.testing``, an in-memory broker), ingests
 a two-document knowledge base, and asks a one-hop and a two-hop question one at a time. Every
@@ -46,6 +47,8 @@ _counts: dict[str, Counter[str]] = defaultdict(Counter)
 @task_prerun.connect
 def _enter(task: Any = None, **_: Any) -> None:
     _running.task = task.name.rsplit(".", 1)[-1] if task else None
+    if task is not None:
+        _counts[_running.task]["runs"] += 1
 
 
 @task_postrun.connect
@@ -88,10 +91,12 @@ def main() -> None:
 def _report(question: str, result: dict[str, Any]) -> None:
     writes = sum(c["write"] for c in _counts.values())
     reads = sum(c["read"] for c in _counts.values())
-    print(f"{question!r}: {result['status']}, route {result['route']}: "
+    runs = sum(c["runs"] for c in _counts.values())
+    print(f"{question!r}: {result['status']}, route {result['route']}: {runs} task runs, "
           f"{writes} write and {reads} read transactions")
     for task, counts in sorted(_counts.items()):
-        print(f"  {task:14} write {counts['write']:3}  read {counts['read']:3}")
+        print(f"  {task:14} runs {counts['runs']:2}  write {counts['write']:3}  "
+              f"read {counts['read']:3}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -54,12 +55,15 @@ def normalize_query(text: str) -> str:
     return " ".join(_QUERY_TOKEN.findall(folded))
 
 
-def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
-    """Word ``size``-grams of ``text`` (the whole text when shorter)."""
+@lru_cache(maxsize=4096)
+def shingles(text: str, size: int = 3) -> frozenset[tuple[str, ...]]:
+    """Word ``size``-grams of ``text`` (the whole text when shorter). Cached: deduplication
+    compares every item with every kept one, and a job's steps assemble the same evidence
+    again and again."""
     tokens = words(text)
     if len(tokens) <= size:
-        return {tuple(tokens)} if tokens else set()
-    return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
+        return frozenset({tuple(tokens)}) if tokens else frozenset()
+    return frozenset(tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1))
 
 
 def near_duplicate(a: str, b: str, threshold: float = 0.85) -> bool:
