@@ -179,6 +179,7 @@ def run_backlog(settings: Settings, llm: LoopbackLLM, collection: str, questions
             "results_with_answer": sum(1 for r in rows if r.get("answer")),
             "every_result_present": len(rows) == n and len({r["custom_id"] for r in rows}) == n,
             "longest_critical_path_s": figures["longest_critical_path_s"],
+            "ideal_over_wall": figures["longest_critical_path_s"] / figures["wall_s"],
             "model_calls_per_job": figures["model_calls_per_job"],
             "peak_in_flight": stats["peak_in_flight"], "cpu_s_per_job": cpu.total_s / n,
             "peak_rss_mb_by_process": {k: round(v / 2**20, 1) for k, v in rss.peak.items()}}
