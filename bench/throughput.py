@@ -43,12 +43,14 @@ A table goes to stdout, the figures as JSON to bench/results/throughput-<UTC tim
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +89,24 @@ def loopback_only() -> None:
             raise ConnectionRefusedError(f"bench: no lookup beyond loopback ({args[0]})")
 
     sys.addaudithook(hook)
+
+
+@contextlib.contextmanager
+def bench_stack(home: Path, llm: LoopbackLLM) -> Iterator[Settings]:
+    """A throwaway stack under ``home`` whose model roles go to ``llm`` (MiniLM embeds, caches
+    off); the environment is restored after ``ragq down``."""
+    saved = dict(os.environ)
+    os.environ.update({"RAGQ_HOME": str(home), "RAGQ_PROVIDER": "openai",
+                       "RAGQ_OPENAI_BASE_URL": llm.v1_url, "RAGQ_OPENAI_API_KEY": "sk-bench",
+                       "RAGQ_EMBEDDER": "minilm", "RAGQ_CACHE_ENABLED": "false"})
+    settings = build_settings()
+    try:
+        supervisor.up(settings)
+        yield settings
+    finally:
+        supervisor.down(settings)
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def job_figures(settings: Settings, batch_id: str) -> dict[str, Any]:
@@ -221,12 +241,8 @@ def main() -> None:
     report: dict[str, Any] = {"dataset": args.dataset.name, "cpus": os.cpu_count(),
                               "load_average_at_start": os.getloadavg(), "runs": [],
                               "llamaindex_skipped": why_not}
-    with tempfile.TemporaryDirectory() as home, LoopbackLLM(0) as llm:
-        os.environ.update({"RAGQ_HOME": home, "RAGQ_PROVIDER": "openai",
-                           "RAGQ_OPENAI_BASE_URL": llm.v1_url, "RAGQ_OPENAI_API_KEY": "sk-bench",
-                           "RAGQ_EMBEDDER": "minilm", "RAGQ_CACHE_ENABLED": "false"})
-        settings = build_settings()
-        supervisor.up(settings)
+    with tempfile.TemporaryDirectory() as home, LoopbackLLM(0) as llm, \
+            bench_stack(Path(home) / "home", llm) as settings:
         baseline = None
         try:
             ingest_path(settings, args.dataset / "corpus.jsonl", collection=collection)
@@ -252,7 +268,6 @@ def main() -> None:
         finally:
             if baseline is not None:
                 baseline.close()
-            supervisor.down(settings)
     out = args.out or ROOT / "bench" / "results" / time.strftime(
         "throughput-%Y%m%dT%H%M%SZ.json", time.gmtime())
     out.write_text(json.dumps(report, indent=2) + "\n")
