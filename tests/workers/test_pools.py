@@ -13,9 +13,12 @@ from ragq.workers.supervisor import worker_argv, worker_specs
 def test_model_calls_get_a_wide_pool_and_cpu_work_one_sized_to_the_cores(tmp_path):
     for extra in ({}, {"qdrant_url": "http://127.0.0.1:6333", "broker_url": "redis://x"}):
         settings = build_settings(home=tmp_path, **extra)
-        vector, general = worker_specs(settings)
+        vector, general, *more = worker_specs(settings)
         assert (vector.queues, vector.threads) == (VECTOR_QUEUES, max(2, os.cpu_count() or 2))
         assert (general.queues, general.threads) == (GENERAL_QUEUES, 256)
+        assert [s.name for s in more] == [f"general{n}" for n in range(2, len(more) + 2)]
+        assert len(more) + 1 == max(1, min(4, os.cpu_count() or 1))
+        assert all((s.queues, s.threads) == (GENERAL_QUEUES, 256) for s in more)
         argv = worker_argv(general, "general-x@%h")
         assert argv[argv.index("-c") + 1] == "256" and "-E" not in argv
 
