@@ -10,6 +10,8 @@ from tests.fakes.broker import drain, memory_settings
 
 def _worker_app(tmp_path, *queues: Queue):
     settings = memory_settings(tmp_path)
+    for queue in Queue:  # the in-memory broker lives as long as the process: start empty
+        drain(settings, queue)
     app = create_app(settings)
     app.amqp.queues.select([q.value for q in queues])  # what `celery worker -Q` does
     return settings, app
