@@ -27,15 +27,30 @@ STACK_FIXTURES = {"stack", "full_stack"}
 _running: list[pytest.Item] = []
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+@pytest.hookimpl(tryfirst=True)  # before xdist turns -n into workers
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """A run that leaves the stack tests out (``-m "not stack"``) is spread over every core
+    (pytest-xdist) unless ``-n`` says otherwise; a run with them stays in one process. Stacks
+    share this machine's broker queues, Redis databases and ports, so two must never run side
+    by side, and xdist's ``loadgroup`` cannot keep them together under pytest 9.2 (it renames
+    node ids through an attribute pytest no longer reads)."""
+    if config.option.numprocesses is None and _leaves_out_stack_tests(config.option.markexpr):
+        config.option.numprocesses = "auto"
+
+
+def _leaves_out_stack_tests(markexpr: str) -> bool:
+    """True when ``-m`` deselects a test that carries every mark (so surely a stack test)."""
+    if not markexpr:
+        return False
+    from _pytest.mark.expression import Expression
+
+    return not Expression.compile(markexpr).evaluate(lambda *_args, **_kw: True)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if STACK_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.stack)
-        if item.get_closest_marker("stack") is not None:
-            # Stacks share this machine's broker queues, Redis databases and ports: every stack
-            # test runs in one xdist worker, one after another (pyproject: --dist loadgroup).
-            item.add_marker(pytest.mark.xdist_group("stack"))
 
 
 @pytest.hookimpl(tryfirst=True)
