@@ -173,19 +173,18 @@ class Settings(BaseSettings):
     vector_worker_threads: int = Field(
         default_factory=lambda: max(2, os.cpu_count() or 2), ge=1, le=256,
         description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores.")
+    # The I/O pool stays narrow by default: with hundreds of threads (or several processes) a
+    # worker that loses a Redis broker mid-batch crashes in kombu while it restores its unacked
+    # messages, and healing from a broker restart then takes over a minute (see README).
     general_worker_processes: int = Field(
-        default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), ge=1, le=64,
+        1, ge=1, le=64,
         description="Processes of the I/O pool: the steps between model calls are Python and "
         "take the GIL, so one process per core keeps every core deciding and recording.")
     general_worker_threads: int = Field(
-        256, ge=1, le=2048,
+        4, ge=1, le=2048,
         description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "
-        "may wait at once. A waiting thread costs no CPU, so the model's latency, not this pool, "
-        "bounds throughput.")
+        "may wait at once. A waiting thread costs no CPU.")
     flower_port: int = Field(5555, ge=1, le=65535)
-    task_events: bool = Field(
-        False, description="Workers send task events from the start; off, Flower turns them on "
-        "while it runs.")
     start_timeout_s: float = Field(60.0, gt=0)
     supervisor_poll_s: float = Field(
         0.5, gt=0, le=60, description="How often the resident supervisor checks the processes."

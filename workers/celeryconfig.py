@@ -51,10 +51,12 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
         "task_default_queue": Queue.BOOKKEEPING.value,
         "task_routes": (route_task,),
-        # Task events cost every task three messages; Flower turns them on in the workers while
-        # it runs (its enable_events), so by default nobody pays for events nobody watches.
-        "worker_send_task_events": settings.task_events,
-        "task_send_sent_event": settings.task_events,
+        # Task events stay on although they cost every task three messages: with them off,
+        # kombu's Redis transport crashes the worker when the broker goes away (closing the
+        # connection's default channel restores unacked messages through a client pool only
+        # event publishing had created), so a broker restart would take every worker down.
+        "worker_send_task_events": True,
+        "task_send_sent_event": True,
         "worker_hijack_root_logger": False,
     }
 
