@@ -10,7 +10,7 @@ from typing import Any
 from celery import Celery, chord
 from celery.canvas import Signature
 
-from ragq.schemas.tasks import Task, task_queue
+from ragq.schemas.tasks import Task
 
 
 def step_signature(app: Celery, task: str, job_id: str, args: Sequence[Any] = ()) -> Signature:
@@ -19,28 +19,13 @@ def step_signature(app: Celery, task: str, job_id: str, args: Sequence[Any] = ()
 
 
 class CeleryDispatcher:
-    """:class:`ragq.tasks.runner.Dispatcher` over a Celery app.
+    """:class:`ragq.tasks.runner.Dispatcher` over a Celery app."""
 
-    ``keep_local``: a job-level step sent to a queue this worker consumes is kept (the first
-    one, see :meth:`take_local`) instead of sent, so the task can run it in place: a hand-off
-    through the broker that would only come back to this process costs a round trip and the
-    CPU of a task, and buys nothing."""
-
-    def __init__(self, app: Celery, *, keep_local: bool = False):
+    def __init__(self, app: Celery):
         self._app = app
-        self._local = consumed_queues(app) if keep_local else frozenset()
-        self._kept: tuple[str, tuple[Any, ...]] | None = None
 
     def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
-        if self._kept is None and task_queue(task).value in self._local:
-            self._kept = (task, tuple(args))
-            return
         step_signature(self._app, task, job_id, args).apply_async()
-
-    def take_local(self) -> tuple[str, tuple[Any, ...]] | None:
-        """The step kept to run in place (task name, arguments), at most once."""
-        kept, self._kept = self._kept, None
-        return kept
 
     def enqueue_layer(self, job_id: str, round_: int, layer: int,
                       indexes: Sequence[int]) -> None:
@@ -56,12 +41,6 @@ class CeleryDispatcher:
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
         send_webhook_attempts(self._app, webhook_ids)
-
-
-def consumed_queues(app: Celery) -> frozenset[str]:
-    """The queues this process's worker consumes (every declared queue outside a worker, or
-    for a worker started without ``-Q``)."""
-    return frozenset(app.amqp.queues.consume_from)
 
 
 def send_webhook_attempts(app: Celery, webhook_ids: Sequence[str]) -> int:

@@ -30,7 +30,6 @@ from ragq.orchestration.flow import (
 )
 from ragq.schemas.tasks import Task
 from ragq.tasks.dispatch import CeleryDispatcher, step_signature
-from ragq.tasks.runner import EVENTS
 from ragq.tasks.runtime import resources
 
 log = logging.getLogger(__name__)
@@ -42,20 +41,8 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
     abstract = True
 
     def step(self, job_id: str, event: Event) -> dict[str, Any] | None:
-        """Run the step; hand the pipeline on (replacing this task) or reply to the chord.
-
-        A job-level step (route, plan, after_layer, verify, synthesize) runs the next job-level
-        step in place when this worker consumes its queue: route -> plan and after_layer ->
-        synthesize cost no broker round trip. Were the worker to die meanwhile, this task's
-        message is delivered again (acks late) and decides again from the ledger."""
-        runner = resources(self).runner
-        in_pipeline = isinstance(event, RetrieveDue | CheckDue)
-        dispatcher = CeleryDispatcher(self.app, keep_local=not in_pipeline)
-        outcome = runner.run(job_id, event, dispatcher)
-        while (kept := dispatcher.take_local()) is not None:
-            task, args = kept
-            log.debug("job=%s runs %s in place", job_id, task)
-            outcome = runner.run(job_id, EVENTS[task](*args), dispatcher)
+        """Run the step; hand the pipeline on (replacing this task) or reply to the chord."""
+        outcome = resources(self).runner.run(job_id, event, CeleryDispatcher(self.app))
         if outcome.then is not None:
             then = outcome.then
             raise self.replace(step_signature(self.app, then.task, job_id, then.args))

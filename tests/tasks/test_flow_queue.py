@@ -3,13 +3,11 @@ pipelines that replace their tasks, a redelivered first step."""
 
 from __future__ import annotations
 
-from celery.signals import task_prerun
 from sqlalchemy import select
 
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import PlanRow, SubQueryRow
-from ragq.schemas.tasks import Task
 from ragq.submission import results, submit_file, wait
 from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
@@ -46,24 +44,3 @@ def test_a_redelivered_first_step_adds_no_ledger_rows(queue, tmp_path):
     assert counts_once == counts_twice
     assert counts_once["answers"] == 1 and counts_once["used_retrieval_calls"] > 0
 
-
-def test_a_simple_job_costs_three_tasks_its_next_steps_run_in_place(queue, tmp_path):
-    ingest_path(queue, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS), collection="q")
-    ran: list[tuple[str, str]] = []
-
-    def count(task=None, args=(), kwargs=None, **_):
-        ran.append((task.name, (kwargs or {}).get("job_id") or (args[0] if args else "")))
-
-    task_prerun.connect(count, weak=False)
-    try:
-        sent = submit_file(queue, write_jsonl(tmp_path / "s.jsonl", [
-            {"custom_id": "s1", "question": "Where is Orion Labs based?"}]), collection="q")
-        assert wait(queue, sent.batch_id, timeout_s=120, poll_s=0.05)["counts"]["completed"] == 1
-    finally:
-        task_prerun.disconnect(count)
-    (result,) = results(queue, sent.batch_id)
-    assert result["route"] == "simple" and result["answer"]
-    # synthesize runs inside after_layer: it was never a message of its own
-    job_id = sent.job_ids[0]
-    assert [name for name, job in ran if job == job_id] == [
-        Task.ROUTE, Task.RETRIEVE, Task.AFTER_LAYER]
