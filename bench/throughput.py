@@ -129,8 +129,11 @@ def job_figures(settings: Settings, batch_id: str) -> dict[str, Any]:
         finished = max(j.finished_at or j.created_at for j in jobs)
         statuses = Counter(str(j.status.value) for j in jobs)
         routes = Counter(str(j.route) for j in jobs)
+        errors = Counter(str(j.error or j.stop_reason)[:300]
+                         for j in jobs if j.status.value == "failed")
     paths = [float(model.get(i, 0)) + float(search.get(i, 0)) for i in ids]
     return {"wall_s": (finished - created).total_seconds(), "statuses": dict(statuses),
+            "failures": dict(errors),
             "routes": dict(routes), "longest_critical_path_s": max(paths) / 1000,
             "mean_critical_path_s": sum(paths) / len(paths) / 1000,
             "model_calls_per_job": sum(calls.values()) / len(ids)}
