@@ -34,6 +34,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     share this machine's broker queues, Redis databases and ports, so two must never run side
     by side, and xdist's ``loadgroup`` cannot keep them together under pytest 9.2 (it renames
     node ids through an attribute pytest no longer reads)."""
+    if hasattr(config, "workerinput"):  # an xdist worker: it must not start workers of its own
+        return
     if config.option.numprocesses is None and _leaves_out_stack_tests(config.option.markexpr):
         config.option.numprocesses = "auto"
 
