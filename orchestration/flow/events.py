@@ -89,8 +89,17 @@ class CheckDue(Event):
 
 
 @dataclass(frozen=True)
+class PipelineEnded(Event):
+    """Sub-query (round, index) has ended, as the ledger now says: read after the step that
+    ended it committed, so of two pipelines ending at once at least one sees both ends."""
+
+    round: int
+    index: int
+
+
+@dataclass(frozen=True)
 class LayerDone(Event):
-    """Every pipeline of one layer's chord ended."""
+    """Every sub-query of one layer has ended."""
 
     round: int
     layer: int
