@@ -16,15 +16,7 @@ from ragq.schemas.statuses import JobStatus
 from ragq.workers.stack_state import load_state
 from tests.conftest import Stack
 
-FAULTS = [
-    "general", "vector",
-    # Known defect, now rarer (12 passes in 13 runs on 2026-12-01, most runs failed before):
-    # a broker killed while a layer is being sent can still lose one sub-query's first
-    # message, and its job waits in `retrieving`. Kept running, and reported, not skipped; see
-    # the README's Healing.
-    pytest.param("valkey", marks=pytest.mark.xfail(
-        strict=False, reason="a broker kill can still lose one message of a layer")),
-]
+FAULTS = ["general", "vector", "valkey"]
 
 
 @pytest.mark.parametrize("fault", FAULTS)
