@@ -7,8 +7,7 @@ alone. Once the replacement is ready:
 
 1. deliveries no live worker holds go back to the head of their queues (Redis-protocol
    brokers, see :mod:`workers.redelivery`; RabbitMQ requeues them itself), so the step that was
-   in flight runs again at once instead of after the visibility timeout; and again a few times
-   in the following minute (:data:`FOLLOW_UP_SWEEPS_S`);
+   in flight runs again at once instead of after the visibility timeout;
 2. every open job's deadline moves by the outage (:func:`ragq.ledger.extend_open_deadlines`),
    so time lost to a crash is not spent from a job's latency budget.
 
@@ -40,31 +39,6 @@ T = TypeVar("T")
 
 SUPERVISOR = "supervisor"
 """The name of the resident supervisor's own record in the stack state."""
-
-
-FOLLOW_UP_SWEEPS_S = (5.0, 15.0, 30.0, 60.0)
-"""After a restart, deliveries nobody holds are swept again this many seconds later: a worker
-can still list a task as reserved when the first sweep asks, then drop it as its consumer
-reconnects to a broker that came back, and nobody would hand it back before the visibility
-timeout (minutes)."""
-
-
-class FollowUpSweeps:
-    """When the next follow-up sweep is due: the schedule restarts with every restart."""
-
-    def __init__(self, delays_s: tuple[float, ...] = FOLLOW_UP_SWEEPS_S):
-        self._delays = delays_s
-        self._due: list[float] = []
-
-    def restarted(self, now: float) -> None:
-        self._due = [now + delay for delay in self._delays]
-
-    def take_due(self, now: float) -> bool:
-        """True (once per scheduled sweep) when a sweep is due at ``now``."""
-        if self._due and now >= self._due[0]:
-            self._due = [at for at in self._due if at > now]
-            return True
-        return False
 
 
 def supervisor_argv() -> list[str]:
@@ -189,14 +163,11 @@ def _extend_deadlines(settings: Settings, outage_s: float) -> None:
 def watch(settings: Settings, stop: threading.Event) -> None:
     """Heal the recorded stack until ``stop`` is set or the stack is no longer recorded."""
     seen: dict[str, float] = {}
-    sweeps = FollowUpSweeps()
     while not stop.wait(settings.supervisor_poll_s):
         _reap_children()
         state = load_state(settings)
         if state is None:
             return
-        if sweeps.take_due(time.time()):
-            _sweep_again(settings, state)
         for record in state.processes:
             if record.name == SUPERVISOR or stop.is_set():
                 continue
@@ -207,17 +178,6 @@ def watch(settings: Settings, stop: threading.Event) -> None:
                 heal(settings, record.name, known_good_at=seen.get(record.name, time.time()))
             except Exception:  # keep watching the others; the next poll tries again
                 log.exception("could not restart %s", record.name)
-            else:
-                sweeps.restarted(time.time())
-
-
-def _sweep_again(settings: Settings, state: StackState) -> None:
-    """One follow-up sweep of the deliveries nobody holds (a failure waits for the next)."""
-    workers = sum(1 for p in state.processes if node_prefix(p) is not None)
-    try:
-        _restore_orphans(settings, workers)
-    except Exception as exc:
-        log.warning("follow-up sweep failed: %s", exc)
 
 
 def _reap_children() -> None:

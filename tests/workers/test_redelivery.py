@@ -10,7 +10,6 @@ import pytest
 from ragq.errors import StackError
 from ragq.settings import build_settings
 from ragq.workers.app import create_app
-from ragq.workers.healing import FollowUpSweeps
 from ragq.workers.redelivery import held_task_ids, task_id_of
 
 
@@ -27,16 +26,3 @@ def test_the_task_id_is_read_from_kombus_unacked_entry() -> None:
     assert task_id_of(json.dumps([message, "models", "models"])) == "abc"
     assert task_id_of(json.dumps([{"properties": {"correlation_id": "xyz"}}, "", "q"])) == "xyz"
     assert task_id_of("not json") is None
-
-
-def test_follow_up_sweeps_come_due_once_each_and_start_over_with_a_restart() -> None:
-    sweeps = FollowUpSweeps((5.0, 15.0))
-    assert not sweeps.take_due(1000.0)  # nothing restarted yet
-    sweeps.restarted(1000.0)
-    assert [sweeps.take_due(t) for t in (1004.0, 1005.0, 1006.0, 1014.0)] == [
-        False, True, False, False]
-    sweeps.restarted(1010.0)  # another restart: the schedule counts from it
-    assert [sweeps.take_due(t) for t in (1015.0, 1016.0, 1025.0, 1100.0)] == [
-        True, False, True, False]
-    sweeps.restarted(2000.0)
-    assert sweeps.take_due(2100.0) and not sweeps.take_due(2100.0)  # late: one sweep, not two
