@@ -176,7 +176,7 @@ def _reaches(subs: list[PlannedSubQuery], start: int, target: int) -> bool:
 
 def layers(validated: ValidatedPlan) -> list[list[int]]:
     """Topological layers: layer k holds the sub-queries whose dependencies all sit in layers
-    before k (so a layer runs in parallel). Every index appears exactly once."""
+    before k (so a layer runs as one parallel chord). Every index appears exactly once."""
     depth: list[int] = []
     for sub in validated.sub_queries:
         depth.append(1 + max((depth[d] for d in sub.depends_on), default=-1))

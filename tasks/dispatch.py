@@ -1,5 +1,5 @@
-"""What a flow step sends, as Celery messages: job-level steps by name, a layer as one
-pipeline start per sub-query, webhook attempts (the one place they are sent).
+"""What a flow step sends, as Celery messages: job-level steps by name, a layer as a chord of
+sub-query pipelines ending in ``after_layer``, webhook attempts (the one place they are sent).
 Tasks are addressed by name, so no task module is imported here."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from celery import Celery
+from celery import Celery, chord
 from celery.canvas import Signature
 
 from ragq.schemas.tasks import Task
@@ -29,15 +29,15 @@ class CeleryDispatcher:
 
     def enqueue_layer(self, job_id: str, round_: int, layer: int,
                       indexes: Sequence[int]) -> None:
-        """Every sub-query's pipeline in parallel, over one producer; the ledger joins them
-        (``after_layer`` comes from the step that ends the last). Raises ValueError for an
-        empty layer, which a validated plan never has: nothing would ever join it."""
+        """A chord: every sub-query's pipeline in parallel, then ``after_layer`` once all
+        ended. Raises ValueError for an empty layer, which a validated plan never has."""
         if not indexes:
             raise ValueError(f"job {job_id}: layer {layer} of round {round_} has no sub-queries")
-        with self._app.producer_or_acquire() as producer:
-            for index in indexes:
-                step_signature(self._app, Task.RETRIEVE, job_id, (round_, index)).apply_async(
-                    producer=producer)
+        header = [step_signature(self._app, Task.RETRIEVE, job_id, (round_, index))
+                  for index in indexes]
+        body = self._app.signature(Task.AFTER_LAYER, kwargs={"job_id": job_id,
+                                                             "round_": round_, "layer": layer})
+        chord(header, body).apply_async()
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
         send_webhook_attempts(self._app, webhook_ids)

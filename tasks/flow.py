@@ -1,13 +1,12 @@
 """The job flow's Celery tasks (SPEC "The life of a job"): each starts one step of the runner
 with its event and does nothing else.
 
-route -> plan -> per layer [retrieve -> check (-> retrieve …)] for each sub-query ->
-after_layer -> verify (-> follow-up layers) -> synthesize, which ends the job. No task waits on
-another: the step that ends a layer's last pipeline sends ``after_layer``, from what the ledger
-says (not a Celery chord, whose counter in the result backend a broker restart or a redelivered
-step can leave short or long for good).
+route -> plan -> per layer a chord of [retrieve -> check (-> retrieve …)] -> after_layer ->
+verify (-> follow-up chords) -> synthesize, which ends the job. A pipeline hop *replaces* its
+task with the next, so the layer's chord waits for whole pipelines and no task waits on another.
 
-Nobody waits on a task's result (a job is followed in the ledger), so none is stored.
+Only the pipelines' tasks (retrieve, check) store a result: a layer's chord collects them. Nobody
+waits on the others (a job is followed in the ledger), so their results are never written.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from ragq.orchestration.flow import (
     VerifyDue,
 )
 from ragq.schemas.tasks import Task
-from ragq.tasks.dispatch import CeleryDispatcher
+from ragq.tasks.dispatch import CeleryDispatcher, step_signature
 from ragq.tasks.runtime import resources
 
 log = logging.getLogger(__name__)
@@ -41,9 +40,13 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
 
     abstract = True
 
-    def step(self, job_id: str, event: Event) -> None:
-        """Run the step; what comes next is sent from inside it."""
-        resources(self).runner.run(job_id, event, CeleryDispatcher(self.app))
+    def step(self, job_id: str, event: Event) -> dict[str, Any] | None:
+        """Run the step; hand the pipeline on (replacing this task) or reply to the chord."""
+        outcome = resources(self).runner.run(job_id, event, CeleryDispatcher(self.app))
+        if outcome.then is not None:
+            then = outcome.then
+            raise self.replace(step_signature(self.app, then.task, job_id, then.args))
+        return dict(outcome.reply) if outcome.reply is not None else None
 
     def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...],
                    kwargs: dict[str, Any], einfo: Any) -> None:
@@ -56,45 +59,46 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
 
 
 @shared_task(base=FlowTask, name=Task.ROUTE, bind=True, ignore_result=True)
-def route(self: FlowTask, job_id: str) -> None:
+def route(self: FlowTask, job_id: str) -> dict[str, Any] | None:
     """Classify the question (unless the ticket fixed the route) and start its path (C3)."""
     return self.step(job_id, JobStarted())
 
 
 @shared_task(base=FlowTask, name=Task.PLAN, bind=True, ignore_result=True)
-def plan(self: FlowTask, job_id: str) -> None:
+def plan(self: FlowTask, job_id: str) -> dict[str, Any] | None:
     """Decompose into a DAG of sub-queries, validate it, launch its first layer (C4, C5)."""
     return self.step(job_id, PlanDue())
 
 
-@shared_task(base=FlowTask, name=Task.RETRIEVE, bind=True, ignore_result=True)
+@shared_task(base=FlowTask, name=Task.RETRIEVE, bind=True)
 def retrieve(self: FlowTask, job_id: str, round_: int, index: int, attempt: int = 0,
-             text: str | None = None) -> None:
+             text: str | None = None) -> dict[str, Any] | None:
     """Search for one attempt of sub-query (round, index), or answer it from the ledger or the
     evidence cache (C6, C12)."""
     return self.step(job_id, RetrieveDue(round_, index, attempt, text))
 
 
-@shared_task(base=FlowTask, name=Task.CHECK, bind=True, ignore_result=True)
+@shared_task(base=FlowTask, name=Task.CHECK, bind=True)
 def check(self: FlowTask, job_id: str, round_: int, index: int,
-          attempt: int) -> None:
+          attempt: int) -> dict[str, Any] | None:
     """Sufficiency check of one attempt; rewrite and search again, or settle (C7)."""
     return self.step(job_id, CheckDue(round_, index, attempt))
 
 
 @shared_task(base=FlowTask, name=Task.AFTER_LAYER, bind=True, ignore_result=True)
-def after_layer(self: FlowTask, job_id: str, round_: int, layer: int) -> None:
-    """Every sub-query of the layer has ended: the next layer, verification, or the answer."""
+def after_layer(self: FlowTask, results: list[dict[str, Any]], job_id: str, round_: int,
+                layer: int) -> dict[str, Any] | None:
+    """Chord body: the next layer, verification, or the answer."""
     return self.step(job_id, LayerDone(round_, layer))
 
 
 @shared_task(base=FlowTask, name=Task.VERIFY, bind=True, ignore_result=True)
-def verify(self: FlowTask, job_id: str, round_: int) -> None:
+def verify(self: FlowTask, job_id: str, round_: int) -> dict[str, Any] | None:
     """Judge the evidence so far; follow up with a new round, or answer (C8)."""
     return self.step(job_id, VerifyDue(round_))
 
 
 @shared_task(base=FlowTask, name=Task.SYNTHESIZE, bind=True, ignore_result=True)
-def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> None:
+def synthesize(self: FlowTask, job_id: str, stop_reason: str) -> dict[str, Any] | None:
     """Assemble the context, answer with citations, end the job (C11)."""
     return self.step(job_id, SynthesizeDue(stop_reason))

@@ -1,9 +1,9 @@
 """The job flow in one process, without a broker: for fast tests and benches.
 
 The same :class:`~ragq.tasks.runner.Runner` the Celery tasks use runs every step; what the
-workers would send becomes a local queue, run in order: a layer queues each sub-query's first
-step, and the step that ends the layer's last pipeline queues its ``after_layer``, as in the
-workers. A step that raises fails its job, as the Celery task's failure handler does.
+workers would send becomes a local queue: a job-level step waits its turn, a layer runs each
+sub-query's pipeline to its end, then its ``after_layer``. A step that raises fails its job, as
+the Celery task's failure handler does.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
-from ragq.orchestration.flow import Event, StepFailed
+from ragq.orchestration.flow import Event, LayerDone, RetrieveDue, StepFailed
 from ragq.schemas.tasks import Task
 from ragq.tasks.runner import EVENTS, Runner
 from ragq.tasks.work import QueryVectors
@@ -56,8 +56,8 @@ class InlineDispatcher:
 
     def enqueue_layer(self, job_id: str, round_: int, layer: int,
                       indexes: Sequence[int]) -> None:
-        for index in indexes:
-            self.enqueue(job_id, Task.RETRIEVE, (round_, index))
+        self.sent.append((Task.AFTER_LAYER, (job_id, round_, layer, tuple(indexes))))
+        self._queue.append(lambda: self._layer(job_id, round_, layer, indexes))
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
         self.webhooks.extend(webhook_ids)
@@ -68,11 +68,28 @@ class InlineDispatcher:
         while self._queue:
             self._queue.popleft()()
 
-    def _step(self, job_id: str, event: Event) -> None:
+    def _layer(self, job_id: str, round_: int, layer: int, indexes: Sequence[int]) -> None:
+        """Every pipeline of the layer to its end, then the layer's chord body."""
+        for index in indexes:
+            self._pipeline(job_id, RetrieveDue(round_, index))
+        self._step(job_id, LayerDone(round_, layer))
+
+    def _pipeline(self, job_id: str, event: Event) -> None:
+        """One sub-query's pipeline: retrieve, check, and the retrieves its rewrites ask for."""
+        current: Event | None = event
+        while current is not None:
+            outcome = self._step(job_id, current)
+            current = None
+            if outcome is not None and outcome.then is not None:
+                self.sent.append((outcome.then.task, (job_id, *outcome.then.args)))
+                current = EVENTS[outcome.then.task](*outcome.then.args)
+
+    def _step(self, job_id: str, event: Event) -> Any:
         try:
-            self.runner.run(job_id, event, self)
+            return self.runner.run(job_id, event, self)
         except Exception as exc:  # a step that fails fails its job, as in the workers
             log.warning("job=%s step %s failed: %s", job_id, type(event).__name__, exc)
             error = {"type": type(exc).__name__, "message": str(exc),
                      "step": type(event).__name__}
             self.runner.run(job_id, StepFailed(error), self)
+            return None

@@ -3,14 +3,15 @@ writes in one transaction (its charges included), then do the work and send the 
 
 The work's answer is the step's next event, decided the same way, until a decision ends in
 messages only. Nothing here knows Celery: a :class:`Dispatcher` sends what comes next (Celery in
-the workers, a queue in process for tests and benches).
+the workers, a queue in process for tests and benches), and what a pipeline hands on or replies
+comes back as a :class:`StepOutcome`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,6 +36,7 @@ from ragq.orchestration.flow import (
     LayerDone,
     PlanDue,
     Refused,
+    Reply,
     RetrieveDue,
     RoleFailed,
     SendWebhooks,
@@ -69,12 +71,21 @@ class Dispatcher(Protocol):
 
     def enqueue_layer(self, job_id: str, round_: int, layer: int,
                       indexes: Sequence[int]) -> None:
-        """Send one layer: each sub-query's pipeline, in parallel."""
+        """Send one layer: each sub-query's pipeline in parallel, then ``after_layer``."""
         ...
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
         """Send the first attempt of each webhook event."""
         ...
+
+
+@dataclass
+class StepOutcome:
+    """What a task hands back: the pipeline's reply to its chord, or the next hop of the
+    pipeline, which takes the task's place."""
+
+    reply: Mapping[str, Any] | None = None
+    then: Continue | None = None
 
 
 @dataclass(frozen=True)
@@ -85,8 +96,9 @@ class Runner:
     adapters: Adapters
     config: FlowConfig
 
-    def run(self, job_id: str, event: Event, dispatcher: Dispatcher) -> None:
+    def run(self, job_id: str, event: Event, dispatcher: Dispatcher) -> StepOutcome:
         """Handle ``event`` and every event the work it calls for produces."""
+        outcome = StepOutcome()
         current: Event | None = event
         while current is not None:
             state = self.ledger.snapshot(job_id, self.config)
@@ -98,7 +110,8 @@ class Runner:
                 if isinstance(effect, WORK):
                     current = self.perform(effect, state)
                 else:
-                    self._send(effect, state, dispatcher)
+                    self._send(effect, state, dispatcher, outcome)
+        return outcome
 
     def perform(self, work: Action, state: JobState) -> Event:
         """Do one piece of work (already paid for); its answer is the next event."""
@@ -125,15 +138,18 @@ class Runner:
                     pending = deque(decide(state, refusal))
         return effects
 
-    def _send(self, effect: Action, state: JobState, dispatcher: Dispatcher) -> None:
+    def _send(self, effect: Action, state: JobState, dispatcher: Dispatcher,
+              outcome: StepOutcome) -> None:
         adapters = self.adapters
         match effect:
             case Enqueue(task=task, args=args):
                 dispatcher.enqueue(state.job_id, task, args)
             case EnqueueLayer(round=round_, layer=layer, indexes=indexes):
                 dispatcher.enqueue_layer(state.job_id, round_, layer, indexes)
-            case Continue(task=task, args=args):
-                dispatcher.enqueue(state.job_id, task, args)
+            case Continue():
+                outcome.then = effect
+            case Reply(value=value):
+                outcome.reply = dict(value)
             case SendWebhooks():
                 dispatcher.send_webhooks(self.ledger.pending_webhooks(state.job_id))
             case CachePlan(question=question, plan=plan, max_sub_queries=limit):

@@ -1,5 +1,5 @@
 """The work a step asks for, done through the adapters: a model role, a probe, a search, a
-plan-cache lookup, a layer's join. Each returns the event that the step decides on next.
+plan-cache lookup. Each returns the event that the step decides on next.
 
 A model role that fails for good has its attempts recorded (through the flow, so they are
 settled too) before the error leaves the step and fails the job.
@@ -22,9 +22,7 @@ from ragq.orchestration.flow import (
     CallRole,
     Event,
     JobState,
-    JoinLayer,
     LookUpPlan,
-    PipelineEnded,
     PlanLookedUp,
     Probe,
     Probed,
@@ -226,20 +224,12 @@ def hit_of(hit: Hit, source: str = "") -> CachedHit:
 
 Work = Callable[[Any, JobState, "FlowLedger", Adapters], Event]
 
-def join_layer(action: JoinLayer, state: JobState, ledger: FlowLedger,
-               adapters: Adapters) -> Event:
-    """Nothing to do but read the ledger again: the runner loads the snapshot the step's
-    writes are in before it decides on the event."""
-    return PipelineEnded(action.round, action.index)
-
-
 WORKERS: dict[type[Action], Work] = {
     CallRole: call_role,
     AnswerExtractively: answer_extractively,
     LookUpPlan: look_up_plan,
     Probe: probe,
     Search: search,
-    JoinLayer: join_layer,
 }
 
 

@@ -399,18 +399,7 @@ class Search(Action):
     collections: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class JoinLayer(Action):
-    """Sub-query (round, index) has ended with this step: once the step's writes are in, read
-    whether its whole layer has. The layer's join lives in the ledger, not in the broker, so a
-    broker that restarts mid-layer, or a pipeline step delivered twice, cannot lose it."""
-
-    round: int
-    index: int
-
-
-WORK: tuple[type[Action], ...] = (CallRole, AnswerExtractively, LookUpPlan, Probe, Search,
-                                  JoinLayer)
+WORK: tuple[type[Action], ...] = (CallRole, AnswerExtractively, LookUpPlan, Probe, Search)
 
 
 # --- messages and side effects --------------------------------------------------------------
@@ -455,8 +444,8 @@ class Enqueue(Action):
 
 @dataclass(frozen=True)
 class EnqueueLayer(Action):
-    """Send one layer: every sub-query (by index in ``round``) searched and checked in
-    parallel; the pipeline that ends it last sends ``after_layer`` (see :class:`JoinLayer`)."""
+    """Send one layer as a chord: every sub-query (by index in ``round``) searched and checked
+    in parallel, then ``after_layer``."""
 
     round: int
     layer: int
@@ -465,10 +454,17 @@ class EnqueueLayer(Action):
 
 @dataclass(frozen=True)
 class Continue(Action):
-    """Hand the rest of this sub-query's pipeline to ``task``."""
+    """Hand the rest of this sub-query's pipeline to ``task`` (the chord waits for it)."""
 
     task: Task
     args: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Reply(Action):
+    """The pipeline's result, as the layer's chord body receives it."""
+
+    value: Mapping[str, Any]
 
 
 @dataclass(frozen=True)

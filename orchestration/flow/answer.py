@@ -74,7 +74,7 @@ def on_reranker(state: JobState, event: RoleAnswered) -> list[Action]:
 def skip_unlaunched(state: JobState) -> list[Action]:
     """Sub-queries no layer launched (the budget or a failure ended the search first) end as
     skipped: every sub-query of an ended job has ended. Nothing is in flight here: synthesis
-    starts once the last layer has joined, and a failed job's pipelines decide nothing more."""
+    starts after the last layer's chord, and a failed job's pipelines decide nothing more."""
     return [FinishSubQuery(s.id, SubQueryStatus.SKIPPED) for s in state.sub_queries
             if s.status == SubQueryStatus.PENDING]
 

@@ -26,7 +26,7 @@ from ragq.orchestration.flow.actions import (
 )
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import CheckDue, Refused, RoleAnswered
-from ragq.orchestration.flow.retrieve import ended
+from ragq.orchestration.flow.retrieve import summary
 from ragq.orchestration.flow.state import JobState, SubQueryState
 from ragq.orchestration.retrieval import weak_pass
 from ragq.orchestration.routing import RoutePath, budget_for
@@ -60,7 +60,7 @@ class _Attempt:
         status = SubQueryStatus.SUFFICIENT if sufficient else SubQueryStatus.INSUFFICIENT
         return [RecordCheck(self.sq.id, self.request_id, self.attempt, sufficient, score, reason),
                 FinishSubQuery(self.sq.id, status, finding),
-                ended(self.sq)]
+                summary(self.sq, sufficient, finding=finding)]
 
 
 def on_check_due(state: JobState, event: CheckDue) -> list[Action]:

@@ -2,7 +2,8 @@
 
 A pure function of the job's snapshot and what just happened; variation by registry, not by
 if-chains: each event type (and, for a model's answer, each role) has one handler. A job that
-already ended decides nothing more, except to keep the truth about spend that already happened.
+already ended decides nothing more, except to keep the truth about spend that already happened
+and to let a pipeline tell its chord it stopped.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from ragq.orchestration.flow.events import (
     Event,
     JobStarted,
     LayerDone,
-    PipelineEnded,
     PlanDue,
     PlanLookedUp,
     Probed,
@@ -43,7 +43,6 @@ HANDLERS: dict[type[Event], Handler] = {
     Probed: retrieve.on_probed,
     Searched: retrieve.on_searched,
     CheckDue: check.on_check_due,
-    PipelineEnded: rounds.on_pipeline_ended,
     LayerDone: rounds.on_layer_done,
     VerifyDue: rounds.on_verify_due,
     SynthesizeDue: answer.on_synthesize_due,
@@ -104,8 +103,17 @@ def decide(state: JobState, event: Event) -> list[Action]:
 
 
 def _after_the_end(state: JobState, event: Event) -> list[Action]:
-    """An ended job (cancelled, failed) enqueues nothing, and its layers join nothing; a call
-    that was under way is still recorded and settled."""
+    """An ended job (cancelled, failed) enqueues nothing; a call that was under way is still
+    recorded and settled, and a pipeline still replies, so its layer's chord completes."""
+    if isinstance(event, RoleAnswered) and event.call.role == "source_router":
+        return [*settle(event), *_after_the_end(state, retrieve.due_of(event))]
     if isinstance(event, RoleAnswered | RoleFailed):
         return settle(event)
+    due = event.request if isinstance(event, Probed | Searched) else event
+    if isinstance(due, RetrieveDue | CheckDue):
+        try:
+            sq = state.sub_query(due.round, due.index)
+        except KeyError:
+            return []
+        return [retrieve.summary(sq, None, skipped=True)]
     return []

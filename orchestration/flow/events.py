@@ -89,17 +89,8 @@ class CheckDue(Event):
 
 
 @dataclass(frozen=True)
-class PipelineEnded(Event):
-    """Sub-query (round, index) has ended, as the ledger now says: read after the step that
-    ended it committed, so of two pipelines ending at once at least one sees both ends."""
-
-    round: int
-    index: int
-
-
-@dataclass(frozen=True)
 class LayerDone(Event):
-    """Every sub-query of one layer has ended."""
+    """Every pipeline of one layer's chord ended."""
 
     round: int
     layer: int

@@ -27,10 +27,10 @@ from ragq.orchestration.flow.actions import (
     Continue,
     DropCachedEvidence,
     FinishSubQuery,
-    JoinLayer,
     Probe,
     RecordRetrieval,
     RecordSourceRoute,
+    Reply,
     Search,
     SetQueryText,
     SetStatus,
@@ -62,9 +62,11 @@ def query_text(state: JobState, sq: SubQueryState) -> str:
     return filled.text
 
 
-def ended(sq: SubQueryState) -> JoinLayer:
-    """The last action of a step that ends ``sq``'s pipeline: see whether its layer is done."""
-    return JoinLayer(sq.round, sq.index)
+def summary(sq: SubQueryState, sufficient: bool | None, *, finding: str | None = None,
+            skipped: bool = False) -> Reply:
+    """What a pipeline hands its layer's chord body."""
+    return Reply({"sub_query_id": sq.id, "index": sq.index, "sufficient": sufficient,
+                  "finding": finding, "skipped": skipped})
 
 
 class _Request:
@@ -195,7 +197,7 @@ def on_refused(state: JobState, event: Refused) -> list[Action]:
     sq = state.sub_query(due.round, due.index)
     drops = [a for a in event.dropped if isinstance(a, DropCachedEvidence)]
     return [FinishSubQuery(sq.id, SubQueryStatus.SKIPPED), *drops,
-            ended(sq)]
+            summary(sq, None, skipped=True)]
 
 
 def hits_of(state: JobState, request: RequestState) -> tuple[CachedHit, ...]:
@@ -218,7 +220,7 @@ def _after_retrieval(state: JobState, req: _Request) -> tuple[list[Action], list
     """The simple route takes its one retrieval as it is; every other route checks it."""
     if state.route == RoutePath.SIMPLE:
         return ([FinishSubQuery(req.sq.id, SubQueryStatus.SUFFICIENT)],
-                [ended(req.sq)])
+                [summary(req.sq, None)])
     return [], [Continue(Task.CHECK, (req.due.round, req.due.index, req.due.attempt))]
 
 

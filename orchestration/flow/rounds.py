@@ -21,50 +21,17 @@ from ragq.orchestration.flow.actions import (
     VerifyRequest,
 )
 from ragq.orchestration.flow.calls import ask, settle
-from ragq.orchestration.flow.events import LayerDone, PipelineEnded, RoleAnswered, VerifyDue
+from ragq.orchestration.flow.events import LayerDone, RoleAnswered, VerifyDue
 from ragq.orchestration.flow.state import JobState
 from ragq.orchestration.plan import ValidatedPlan, layers
 from ragq.orchestration.routing import RoutePath, budget_for
 from ragq.orchestration.stop_rules import VerifyRound, decide_stop
 from ragq.schemas.flow import Verification
-from ragq.schemas.statuses import JobStatus, SubQueryOrigin, SubQueryStatus
+from ragq.schemas.statuses import JobStatus, SubQueryOrigin
 from ragq.schemas.tasks import Task
 
 SINGLE_SHOT = "single_shot"
 NO_FOLLOW_UP = "no_follow_up"
-
-
-def on_pipeline_ended(state: JobState, event: PipelineEnded) -> list[Action]:
-    """The layer's join: ``after_layer`` once every sub-query of the layer has ended.
-
-    At least once: two pipelines that end at once may both see the layer done, and a step
-    delivered again sends again; ``after_layer``'s work is keyed in the ledger like any
-    redelivered step's, so a second one pays nothing twice."""
-    layer, indexes = layer_of(state, event.round, event.index)
-    if any(state.sub_query(event.round, i).status == SubQueryStatus.PENDING for i in indexes):
-        return []
-    return [Enqueue(Task.AFTER_LAYER, (event.round, layer))]
-
-
-def layer_of(state: JobState, round_: int, index: int) -> tuple[int, tuple[int, ...]]:
-    """The layer sub-query (round, index) ran in, and every index of that layer: a follow-up
-    round is one layer; round 0 runs the plan's layers, the whole-question searches (past the
-    plan's sub-queries) with the first."""
-    in_round = tuple(s.index for s in state.round_sub_queries(round_))
-    if round_ > 0 or state.plan is None:
-        return 0, in_round
-    plan_layers = plan_layers_of(state)
-    planned = sum(len(layer) for layer in plan_layers)
-    extra = tuple(i for i in in_round if i >= planned)
-    found = next((n for n, layer in enumerate(plan_layers) if index in layer), 0)
-    return found, (*plan_layers[found], *(extra if found == 0 else ()))
-
-
-def plan_layers_of(state: JobState) -> list[list[int]]:
-    """The recorded plan's layers (none without a plan)."""
-    if state.plan is None:
-        return []
-    return layers(ValidatedPlan(tuple(state.plan.sub_queries), state.plan.strategy))
 
 
 def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
@@ -72,8 +39,11 @@ def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
     verification rounds) the answer; straight to the answer once the budget refused anything."""
     if (ran_out := state.first_refused) is not None:
         return [Enqueue(Task.SYNTHESIZE, (budget_stop(ran_out),))]
-    if event.round == 0 and event.layer + 1 < len(plan_layers := plan_layers_of(state)):
-        return [EnqueueLayer(0, event.layer + 1, tuple(plan_layers[event.layer + 1]))]
+    if event.round == 0 and state.plan is not None:
+        plan = ValidatedPlan(tuple(state.plan.sub_queries), state.plan.strategy)
+        plan_layers = layers(plan)
+        if event.layer + 1 < len(plan_layers):
+            return [EnqueueLayer(0, event.layer + 1, tuple(plan_layers[event.layer + 1]))]
     route = state.route or RoutePath.FULL
     if route == RoutePath.SIMPLE or budget_for(route).max_verify_rounds == 0:
         return [Enqueue(Task.SYNTHESIZE, (SINGLE_SHOT,))]

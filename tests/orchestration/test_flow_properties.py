@@ -39,8 +39,7 @@ QUESTIONS = ["Who founded the company that makes the camera?", "What is the refu
 COUNTED = (BudgetDimension.STEPS, BudgetDimension.RETRIEVAL_CALLS,
            BudgetDimension.UNIQUE_QUERIES, BudgetDimension.RERANK_CALLS,
            BudgetDimension.CONTEXT_TOKENS)
-NEW_LAYER = "new layer"
-STARTS_WORK = {Task.PLAN, Task.VERIFY, NEW_LAYER}
+STARTS_WORK = {Task.PLAN, Task.VERIFY, Task.AFTER_LAYER}
 
 
 class Clock:
@@ -92,7 +91,7 @@ class WatchedDispatcher(InlineDispatcher):
         super().enqueue(job_id, task, args)
 
     def enqueue_layer(self, job_id: str, round_: int, layer: int, indexes: Any) -> None:
-        self.runner.journal.append(("sent", (job_id, NEW_LAYER)))  # type: ignore[attr-defined]
+        self.runner.journal.append(("sent", (job_id, Task.AFTER_LAYER)))  # type: ignore[attr-defined]
         super().enqueue_layer(job_id, round_, layer, indexes)
 
 

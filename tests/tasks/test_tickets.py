@@ -4,15 +4,15 @@ job whose time runs out answering from what it found."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from ragq.ledger.memory import MemoryLedger
+from ragq.orchestration.flow import LayerDone, RetrieveDue
 from ragq.schemas.document import Document
-from ragq.schemas.tasks import Task
 from ragq.tasks.inline import InlineDispatcher
 from tests.tasks.inprocess import Index, indexed
 
@@ -86,10 +86,11 @@ def test_a_ticket_whose_time_runs_out_answers_from_the_evidence_it_found(kb):
     class LateAfterTheFirstLayer(InlineDispatcher):
         """The first layer searches in time; then the machine stalls past the deadline."""
 
-        def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
-            if task == Task.AFTER_LAYER:
-                clock.now += timedelta(minutes=30)
-            super().enqueue(job_id, task, args)
+        def _layer(self, job_id: str, round_: int, layer: int, indexes: Any) -> None:
+            for index in indexes:
+                self._pipeline(job_id, RetrieveDue(round_, index))
+            clock.now += timedelta(minutes=30)
+            self._step(job_id, LayerDone(round_, layer))
 
     result = kb.run(TICKET, MemoryLedger(clock=clock), LateAfterTheFirstLayer,
                     budget={"max_latency_ms": 60_000})
