@@ -142,6 +142,12 @@ def _purge_amqp(url: str) -> None:
                     channel.close()
 
 
+def inherited_settings() -> list[str]:
+    """The ``RAGQ_`` settings in this process's environment (the tests' own ``RAGQ_TEST_*``
+    aside): a stack a test starts must not pick up another stack's broker or database."""
+    return [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]
+
+
 @contextmanager
 def running_stack(overrides: dict[str, object], *, kind: str = "embedded") -> Iterator[Stack]:
     """A stack started by the supervisor behind `ragq up` with exactly ``overrides`` as its
@@ -151,7 +157,7 @@ def running_stack(overrides: dict[str, object], *, kind: str = "embedded") -> It
     stack runs, and is restored afterwards.
     """
     env_backup = dict(os.environ)
-    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+    for key in inherited_settings():
         del os.environ[key]
     os.environ.update({f"RAGQ_{k.upper()}": str(v) for k, v in overrides.items()})
     settings = build_settings()

@@ -4,7 +4,6 @@ timing: the figures that are times are checked to be there and positive."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from bench.loopback_llm import LoopbackLLM
 from bench.throughput import bench_stack, run_backlog, run_ragq
 from ragq.evaluation.run import collection_for, load_questions
 from ragq.ingestion.submit import ingest_path
+from tests.conftest import inherited_settings
 
 DATASET = Path(__file__).resolve().parents[2] / "examples" / "eval"
 CALLS_PER_JOB = 7  # router, planner, sufficiency, finder, verifier, reranker, synthesizer
@@ -24,7 +24,7 @@ def test_a_run_and_a_backlog_report_what_the_stack_did(
     # The bench lets RAGQ_ variables reach its stack on purpose; here they would be those of a
     # session stack still running (its broker and database), whose workers take this stack's
     # tasks, so the test's stack describes only itself.
-    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+    for key in inherited_settings():
         monkeypatch.delenv(key)
     questions = [q.question for q in load_questions(DATASET, None)]
     collection = collection_for(DATASET)

@@ -22,6 +22,7 @@ from ragq.workers.flower import FLOWER_USER, flower_auth_file, flower_password
 from ragq.workers.processes import free_port
 from ragq.workers.stack_state import load_state
 from ragq.workers.supervisor import worker_specs
+from tests.conftest import inherited_settings
 
 AUTH: dict[str, str] = {}
 
@@ -48,7 +49,7 @@ def wait_for(predicate, timeout_s: float = 30.0):
 @pytest.fixture(scope="module")
 def full_stack(tmp_path_factory):
     saved = dict(os.environ)
-    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+    for key in inherited_settings():
         del os.environ[key]
     flower_port, api_port = free_port("127.0.0.1"), free_port("127.0.0.1")
     settings = build_settings(home=tmp_path_factory.mktemp("flower") / "home",
