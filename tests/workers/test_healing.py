@@ -19,7 +19,8 @@ from tests.conftest import Stack
 FAULTS = [
     # Known defect, seen in 2 of 4 full CI runs on 2026-12-01 (Redis+PostgreSQL stack): a
     # general worker killed mid-batch can leave one job waiting in `routing` or `retrieving`
-    # (its next step's message lost). Kept running, and reported, not skipped; see the README.
+    # (its next step never runs; cause not yet found). Kept running, and reported, not
+    # skipped; see the README.
     pytest.param("general", marks=pytest.mark.xfail(
         strict=False, reason="a general-worker kill can strand one job")),
     "vector",
