@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+from ragq.orchestration.excerpts import excerpt
 from ragq.orchestration.text import near_duplicate
 from ragq.schemas.flow import Evidence
 
@@ -31,6 +32,18 @@ def _rank(item: Evidence) -> tuple[int, float]:
     return (item.authority_tier, -item.score)
 
 
+#: How many fair shares (``max_tokens / max_items``) of the budget one item may take before it
+#: is cut to an excerpt: a chunk somewhat longer than the average passes whole, one that would
+#: crowd out several others does not.
+ITEM_SHARES = 4 / 3
+
+
+def item_cap(max_tokens: int, max_items: int | None) -> int:
+    """The most tokens one item of a context may take (see :data:`ITEM_SHARES`)."""
+    if max_items is None:
+        return max_tokens
+    return max(1, min(max_tokens, int(max_tokens / max_items * ITEM_SHARES)))
+
 
 def dedupe(evidence: Sequence[Evidence]) -> list[Evidence]:
     """Evidence without repeats, best first: one item per chunk_id (its best-ranked copy), and
@@ -45,15 +58,23 @@ def dedupe(evidence: Sequence[Evidence]) -> list[Evidence]:
     return kept
 
 
+#: Slots (``Evidence.sub_query_index`` in a pooled context) from here up group a verify round's
+#: follow-ups, one slot per round (``JobState`` sets them); below are the plan's sub-queries.
+FOLLOW_UP_SLOTS = 1000
+
+
 def every_hop_first(evidence: Sequence[Evidence]) -> list[Evidence]:
-    """``evidence`` ordered so each sub-query's best item comes first (ranked among them by
-    tier and score), then everything else by tier and score: every hop keeps a slot, and past
-    that the strongest items win, whichever sub-query found them (a strict round-robin would
-    give a weak sub-query's second item the place of a strong one's)."""
+    """``evidence`` ordered so each plan sub-query's best item comes first (ranked among them
+    by tier and score), then everything else by tier and score: every hop of the plan keeps a
+    slot, and past that the strongest items win, whichever sub-query found them (a strict
+    round-robin would give a weak sub-query's second item the place of a strong one's). A
+    verify round's follow-ups re-ask for what was missing and compete on score: a reserved
+    slot gave their best item, often off the point, the place of a hop's second document."""
     ranked = sorted(evidence, key=_rank)
     firsts: dict[int | None, Evidence] = {}
     for item in ranked:
-        firsts.setdefault(item.sub_query_index, item)
+        if item.sub_query_index is None or item.sub_query_index < FOLLOW_UP_SLOTS:
+            firsts.setdefault(item.sub_query_index, item)
     head = sorted(firsts.values(), key=_rank)
     taken = {id(item) for item in head}
     return head + [item for item in ranked if id(item) not in taken]
@@ -65,65 +86,66 @@ def assemble_context(
     max_tokens: int,
     count_tokens: TokenCounter = estimate_tokens,
     max_items: int | None = None,
+    focus: str = "",
 ) -> list[Evidence]:
     """The evidence for the answer model, in final order, within ``max_tokens`` (as counted by
-    ``count_tokens`` on each item's text) and at most ``max_items`` items.
+    ``count_tokens`` on each item's text) and at most ``max_items`` items; an item longer than
+    :func:`item_cap` enters as its excerpt most relevant to ``focus`` (the question).
 
     A first pass takes one chunk per document (a second chunk of a document already in the
     context waits), a second pass fills what budget is left with the waiting chunks in order.
     An item that does not fit is skipped and smaller later items may still get in, so the
     budget is used rather than abandoned at the first long chunk.
     """
-    ordered = every_hop_first(dedupe(evidence))
+    cap = item_cap(max_tokens, max_items)
     chosen: list[Evidence] = []
     used = 0
     docs: set[str] = set()
     waiting: list[Evidence] = []
-    for item in ordered:
+
+    def take(item: Evidence) -> bool:
+        nonlocal used
+        if max_items is not None and len(chosen) >= max_items:
+            return False
+        item = excerpt(item, focus=focus, max_tokens=cap, count_tokens=count_tokens)
+        cost = count_tokens(item.text)
+        if used + cost > max_tokens:
+            return False
+        chosen.append(item)
+        used += cost
+        return True
+
+    for item in every_hop_first(dedupe(evidence)):
         if item.doc_id in docs:
             waiting.append(item)
-            continue
-        cost = count_tokens(item.text)
-        if _fits(cost, len(chosen), used, max_tokens, max_items):
-            chosen.append(item)
-            used += cost
+        elif take(item):
             docs.add(item.doc_id)
     for item in waiting:
-        cost = count_tokens(item.text)
-        if _fits(cost, len(chosen), used, max_tokens, max_items):
-            chosen.append(item)
-            used += cost
+        take(item)
     return chosen
-
-
-def _fits(cost: int, count: int, used: int, max_tokens: int, max_items: int | None) -> bool:
-    """Whether one more item of ``cost`` tokens fits beside ``count`` items using ``used``."""
-    if max_items is not None and count >= max_items:
-        return False
-    return used + cost <= max_tokens
 
 
 def assemble_for_asks(
     evidence: Sequence[Evidence],
     *,
-    asks: int,
+    asks: Sequence[str],
     max_tokens: int,
     count_tokens: TokenCounter = estimate_tokens,
     max_items: int | None = None,
 ) -> list[Evidence]:
-    """A context fair to every ask of a ticket: each ask first gets an equal share of the
-    tokens and items for its own evidence (:func:`assemble_context` within the share), then
-    what is left goes to the best of the rest, whoever found it. One ask is
-    :func:`assemble_context` itself."""
-    if asks <= 1:
+    """A context fair to every ask of a ticket (``asks``: their texts, or the question alone):
+    each ask first gets an equal share of the tokens and items for its own evidence
+    (:func:`assemble_context` within the share), then what is left goes to the best of the
+    rest, whoever found it. One ask is :func:`assemble_context` itself."""
+    if len(asks) <= 1:
         return assemble_context(evidence, max_tokens=max_tokens, count_tokens=count_tokens,
-                                max_items=max_items)
-    share_items = max(1, max_items // asks) if max_items is not None else None
+                                max_items=max_items, focus=asks[0] if asks else "")
+    share_items = max(1, max_items // len(asks)) if max_items is not None else None
     chosen: list[Evidence] = []
-    for ask in range(asks):
-        mine = [e for e in evidence if e.ask_index == ask]
-        chosen += assemble_context(mine, max_tokens=max_tokens // asks,
-                                   count_tokens=count_tokens, max_items=share_items)
+    for index, ask in enumerate(asks):
+        mine = [e for e in evidence if e.ask_index == index]
+        chosen += assemble_context(mine, max_tokens=max_tokens // len(asks),
+                                   count_tokens=count_tokens, max_items=share_items, focus=ask)
     taken = {e.chunk_id for e in chosen}
     used = sum(count_tokens(e.text) for e in chosen)
     rest = [e for e in evidence if e.chunk_id not in taken
@@ -132,4 +154,5 @@ def assemble_for_asks(
     if left_items is not None and left_items <= 0:
         return chosen
     return chosen + assemble_context(rest, max_tokens=max_tokens - used,
-                                     count_tokens=count_tokens, max_items=left_items)
+                                     count_tokens=count_tokens, max_items=left_items,
+                                     focus=" ".join(asks))

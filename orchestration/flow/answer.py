@@ -99,13 +99,13 @@ def _context_and_answer(state: JobState, stop_reason: str, ranking: Ranking | No
     budget says (it never passes what is left): the answer is owed in any case."""
     config = state.config
     pool = ranked(pooled_evidence(state), ranking)
-    asks = max(1, len(state.asks))
+    asks = [a.text for a in state.asks] or [state.asked]
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
-    limit = config.context_max_tokens * asks
+    limit = config.context_max_tokens * len(asks)
     limit = limit if left is None else min(limit, int(left))
     context = assemble_for_asks(pool, asks=asks, max_tokens=limit,
                                 count_tokens=config.count_tokens,
-                                max_items=config.context_max_chunks * asks)
+                                max_items=config.context_max_chunks * len(asks))
     tokens = sum(config.count_tokens(c.text) for c in context)
     paid = Charge(CONTEXT_KEY, {BudgetDimension.CONTEXT_TOKENS: tokens}, step="context",
                   force=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.context import FOLLOW_UP_SLOTS, estimate_tokens
 from ragq.orchestration.flow.review import ReviewPolicy
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
 from ragq.schemas.search import SearchRequest
@@ -115,7 +115,7 @@ class SubQueryState:
     def slot(self) -> int:
         """Its group for context diversity: each plan sub-query has one; a verify round's
         follow-ups share one, so many follow-ups cannot crowd the plan's evidence out."""
-        return self.index if self.round == 0 else self.round * 1000
+        return self.index if self.round == 0 else self.round * FOLLOW_UP_SLOTS
 
 
 @dataclass(frozen=True)

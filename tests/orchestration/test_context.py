@@ -52,3 +52,27 @@ def test_second_chunk_of_a_document_waits_for_other_documents():
     chosen = assemble_context(evidence, max_tokens=10_000, max_items=2)
     assert [e.chunk_id for e in chosen] == ["a:1", "b:1"]
 
+
+
+def test_a_chunk_longer_than_its_share_enters_as_an_excerpt_and_leaves_room_for_others():
+    filler = " ".join(f"Line {i} of the pasted payload shows field_{i} set to value {i}."
+                      for i in range(60))
+    answer = "The index field names the content block that each delta extends."
+    long_chunk = ev("big:1", 0.9, 0, text=f"{filler} {answer} {filler}")
+    others = [ev(f"d{i}:1", 0.8 - i / 100, i + 1, text=" ".join(f"d{i}w{j}" for j in range(40)))
+              for i in range(5)]
+    count = estimate_tokens
+    chosen = assemble_context([long_chunk, *others], max_tokens=400, max_items=6,
+                              count_tokens=count,
+                              focus="What does the index field of a delta name?")
+    assert {e.doc_id for e in chosen} == {"big", "d0", "d1", "d2", "d3", "d4"}
+    assert sum(count(e.text) for e in chosen) <= 400
+    cut = next(e for e in chosen if e.doc_id == "big")
+    assert answer in cut.text and count(cut.text) <= 400 * 4 // 3 // 6
+
+
+def test_a_follow_up_rounds_best_item_gets_no_reserved_place():
+    evidence = [ev("a:1", 0.9, 0), ev("a:2", 0.85, 0, doc="a2"), ev("f:1", 0.3, 1000),
+                ev("b:1", 0.5, 1)]
+    chosen = assemble_context(evidence, max_tokens=10_000, max_items=3)
+    assert [e.chunk_id for e in chosen] == ["a:1", "b:1", "a:2"]

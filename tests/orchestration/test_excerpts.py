@@ -1,0 +1,53 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.excerpts import GAP, excerpt, pieces
+from ragq.schemas.flow import Evidence
+
+
+def item(text: str) -> Evidence:
+    return Evidence(chunk_id="doc::0", doc_id="doc", text=text, score=0.5)
+
+
+def test_a_chunk_within_its_cap_is_left_whole():
+    chunk = item("Refunds take 14 days. Annual plans are refunded pro rata.")
+    assert excerpt(chunk, focus="refund", max_tokens=100, count_tokens=estimate_tokens) is chunk
+
+
+def test_the_excerpt_keeps_the_sentences_about_the_question_in_text_order():
+    text = ("Acme was founded in 2011. Its offices are in Lyon. Refunds of annual plans take "
+            "30 days. The logo is blue. Monthly plans get refunds within 14 days. Support "
+            "answers on weekdays.")
+    cut = excerpt(item(text), focus="How long do refunds of plans take?", max_tokens=20,
+                  count_tokens=estimate_tokens)
+    assert cut.text == ("Refunds of annual plans take 30 days." + GAP
+                        + "Monthly plans get refunds within 14 days.")
+    assert cut.chunk_id == "doc::0" and cut.score == 0.5
+
+
+def test_code_lines_are_pieces_of_their_own():
+    text = '{\n  "type": "content_block_delta",\n  "index": 0\n}'
+    assert pieces(text) == ["{", '"type": "content_block_delta",', '"index": 0', "}"]
+
+
+def test_one_overlong_line_is_cut_by_words():
+    text = " ".join(f"token{i}" for i in range(500))
+    cut = excerpt(item(text), focus="token7", max_tokens=50, count_tokens=estimate_tokens)
+    assert estimate_tokens(cut.text) <= 50
+    assert cut.text.startswith("token0 token1") and cut.text.endswith("…")
+
+
+sentence = st.lists(st.sampled_from(["refund", "plan", "days", "the", "x", "API", "key", "42",
+                                     "{", "}", ":", "\n"]), min_size=1, max_size=12)
+texts = st.lists(sentence.map(" ".join), min_size=1, max_size=30).map(". ".join)
+
+
+@given(text=texts, cap=st.integers(min_value=8, max_value=80),
+       focus=st.sampled_from(["refund days", "API key", ""]))
+def test_an_excerpt_fits_its_cap_and_quotes_only_the_chunk(text, cap, focus):
+    cut = excerpt(item(text), focus=focus, max_tokens=cap, count_tokens=estimate_tokens)
+    assert estimate_tokens(cut.text) <= cap or cut.text == text
+    if cut.text != text:
+        for part in cut.text.split(GAP):
+            assert part.removesuffix(" …") in text
