@@ -145,7 +145,8 @@ def record_retrieval(
         session.add_all(
             EvidenceItemRow(
                 job_id=job_id, retrieval_request_id=request.id, sub_query_id=sub_query_id,
-                doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score, rank=rank,
+                doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score, text_score=h.text_score,
+                rank=rank,
                 source_version=h.source_version, authority_tier=h.authority_tier, title=h.title,
                 text=h.text, source=h.source or None,
             )

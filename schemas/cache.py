@@ -22,6 +22,7 @@ class CachedHit(BaseModel):
     doc_id: str
     chunk_id: str
     score: float
+    text_score: float | None = None  # see Evidence.text_score
     source_version: str = ""
     authority_tier: int = 2
     title: str = ""

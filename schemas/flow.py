@@ -131,6 +131,10 @@ class Evidence(_Contract):
     title: str = ""
     text: str
     score: float
+    #: The cosine of the query that found it with the chunk's stored text vector (None where
+    #: the store did not report it): a check of that query's evidence reads its similarity
+    #: here instead of embedding the texts again.
+    text_score: float | None = None
     source_version: str = ""
     authority_tier: int = 2
     sub_query_index: int | None = None

@@ -216,7 +216,8 @@ def hit_of(hit: Hit, source: str = "") -> CachedHit:
     collection (source) it was found in."""
     payload = hit.payload
     return CachedHit(doc_id=str(payload["doc_id"]), chunk_id=str(payload["chunk_id"]),
-                     score=hit.score, source_version=str(payload.get("source_version", "")),
+                     score=hit.score, text_score=hit.text_score,
+                     source_version=str(payload.get("source_version", "")),
                      authority_tier=int(payload.get("authority_tier", 2)),
                      title=str(payload.get("title", "")), text=str(payload.get("text", "")),
                      acl=[str(a) for a in payload.get("acl") or []], source=source)

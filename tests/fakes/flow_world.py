@@ -191,7 +191,8 @@ class CorpusStore:
                 continue
             score = sum(a * b for a, b in zip(vector, v, strict=True))
             hits.append(Hit(chunk, score, {"doc_id": doc, "chunk_id": chunk, "text": text,
-                                           "title": doc, "source_version": "v1", "acl": acl}))
+                                           "title": doc, "source_version": "v1", "acl": acl},
+                            text_score=score))
         return sorted(hits, key=lambda h: -h.score)[:top_k]
 
 

@@ -55,6 +55,8 @@ def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, A
             "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding,
                                    list(s.sources)) for s in job.sub_queries.values()),
             "evidence_sources": sorted(e.item.source for e in job.evidence),
+            "evidence_text_scores": sorted(round(e.item.text_score, 6) for e in job.evidence
+                                           if e.item.text_score is not None),
             "calls": sorted(role for role, *_ in job.model_calls.values())}
 
 
@@ -76,6 +78,8 @@ def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question:
                                 .where(ModelCallRow.job_id == job_id)).all()
         sources = session.scalars(select(EvidenceItemRow.source)
                                   .where(EvidenceItemRow.job_id == job_id)).all()
+        text_scores = session.scalars(select(EvidenceItemRow.text_score)
+                                      .where(EvidenceItemRow.job_id == job_id)).all()
         assert job is not None and budget is not None
         return {"result": _comparable(job.result),
                 "used": {d: float(getattr(budget, f"used_{d.value}")) for d in BudgetDimension
@@ -83,6 +87,8 @@ def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question:
                 "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text,
                                        s.finding, list(s.sources or ())) for s in subs),
                 "evidence_sources": sorted(s or "" for s in sources),
+                "evidence_text_scores": sorted(round(s, 6) for s in text_scores
+                                               if s is not None),
                 "calls": sorted(calls)}
 
 
@@ -104,7 +110,10 @@ def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, ste
                                                     sources):
     meta = {"route": route, "budget": {"max_steps": steps} if steps else None,
             "sources": sources}
-    assert _sql_books(sql_ledger, seed, meta, question) == _memory_books(seed, meta, question)
+    books = _memory_books(seed, meta, question)
+    assert _sql_books(sql_ledger, seed, meta, question) == books
+    # every item keeps the search's text cosine, for the sufficiency check to read
+    assert len(books["evidence_text_scores"]) == len(books["evidence_sources"])
 
 
 def _sql_job(ledger: SqlFlowLedger) -> str:

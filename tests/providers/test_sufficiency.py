@@ -28,3 +28,42 @@ def test_off_topic_evidence_is_insufficient(similarity):
 def test_no_evidence_is_insufficient(similarity):
     verdict = check("Who composed Finlandia?", [], similarity)
     assert not verdict.sufficient and verdict.reason == "no evidence"
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner, self.texts = inner, 0
+        self.dim = inner.dim
+
+    def embed(self, texts):
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_the_searchs_own_cosine_is_read_instead_of_embedding_again(embedder):
+    from ragq.providers.offline.similarity import Similarity
+
+    query = "How long do refunds take?"
+    counting = CountingEmbedder(embedder)
+    similarity = Similarity(counting)
+    fresh = check(query, [REFUNDS], Similarity(embedder))
+    searched = REFUNDS.model_copy(update={"text_score": Similarity(embedder).best(
+        query, ["Refund policy\n" + REFUNDS.text])})
+    verdict = check(query, [searched], similarity)
+    assert counting.texts == 0
+    assert (verdict.sufficient, verdict.reason) == (fresh.sufficient, fresh.reason)
+    low = check(query, [searched.model_copy(update={"text_score": 0.1})], similarity)
+    assert not low.sufficient and "similarity 0.10" in low.reason
+
+
+def test_an_unfilled_placeholder_or_a_missing_score_embeds_the_texts(embedder):
+    from ragq.providers.offline.similarity import Similarity
+
+    counting = CountingEmbedder(embedder)
+    scored = REFUNDS.model_copy(update={"text_score": 0.9})
+    check("How long do refunds of {0} take?", [scored], Similarity(counting))
+    assert counting.texts == 2  # the query without its placeholder, and the one text
+    check("How long do refunds take?", [scored, SIBELIUS], Similarity(counting))
+    assert counting.texts == 5
