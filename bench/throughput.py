@@ -200,6 +200,8 @@ def run_backlog(settings: Settings, llm: LoopbackLLM, collection: str, questions
             "ledger_wall_s": figures["wall_s"], "jobs_per_s": n / figures["wall_s"],
             "results": len(rows), "results_by_status": dict(Counter(r["status"] for r in rows)),
             "results_with_answer": sum(1 for r in rows if r.get("answer")),
+            "failures": figures["failures"],
+            "stop_reasons": dict(Counter(str(r.get("stop_reason")) for r in rows)),
             "every_result_present": len(rows) == n and len({r["custom_id"] for r in rows}) == n,
             "longest_critical_path_s": figures["longest_critical_path_s"],
             "ideal_over_wall": figures["longest_critical_path_s"] / figures["wall_s"],

@@ -118,7 +118,8 @@ def _refuse_inherited(
         raise sa_exc.DisconnectionError("connection was opened by another process")
 
 
-def _sqlite_engine(url: URL, *, echo: bool, foreign_keys: bool) -> Engine:
+def _sqlite_engine(url: URL, *, echo: bool, foreign_keys: bool, pooling: dict[str, Any]
+                   ) -> Engine:
     memory = _is_memory(url)
     options: dict[str, Any] = {
         "connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
@@ -128,6 +129,7 @@ def _sqlite_engine(url: URL, *, echo: bool, foreign_keys: bool) -> Engine:
         # ledger serves one transaction at a time and suits single-threaded tests only.
         options["poolclass"] = StaticPool
     else:
+        options.update(pooling)
         Path(str(url.database)).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, echo=echo, **options)
     event.listen(
@@ -137,19 +139,28 @@ def _sqlite_engine(url: URL, *, echo: bool, foreign_keys: bool) -> Engine:
     return engine
 
 
-def make_engine(url: str | URL, *, echo: bool = False, sqlite_foreign_keys: bool = True) -> Engine:
+def make_engine(url: str | URL, *, echo: bool = False, sqlite_foreign_keys: bool = True,
+                pool_size: int | None = None, pool_timeout_s: float | None = None) -> Engine:
     """Build the engine for a ledger URL (see the module docstring for the SQLite tuning).
 
+    ``pool_size`` connections stay open (twice as many more may open under load) and a
+    checkout waits ``pool_timeout_s`` for one; None keeps SQLAlchemy's defaults (5, 30 s).
     ``sqlite_foreign_keys=False`` exists for migrations only: SQLite batch migrations recreate
     tables, and with foreign keys on, dropping the old table would cascade-delete child rows.
     Raises :class:`LedgerConfigurationError` for an unsupported URL or a missing driver.
     """
     parsed = normalize_url(url)
+    pooling: dict[str, Any] = {}
+    if pool_size is not None:
+        pooling |= {"pool_size": pool_size, "max_overflow": 2 * pool_size}
+    if pool_timeout_s is not None:
+        pooling["pool_timeout"] = pool_timeout_s
     try:
         if parsed.get_backend_name() == "sqlite":
-            engine = _sqlite_engine(parsed, echo=echo, foreign_keys=sqlite_foreign_keys)
+            engine = _sqlite_engine(parsed, echo=echo, foreign_keys=sqlite_foreign_keys,
+                                    pooling=pooling)
         else:
-            engine = create_engine(parsed, echo=echo, pool_pre_ping=True)
+            engine = create_engine(parsed, echo=echo, pool_pre_ping=True, **pooling)
     except ImportError as exc:
         raise LedgerConfigurationError(
             f"no driver for {parsed.drivername} ({exc}); "

@@ -49,6 +49,14 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         None, description="Ledger database; unset means SQLite at $RAGQ_HOME/ledger.db."
     )
+    ledger_pool_size: int = Field(
+        5, ge=1, le=1000,
+        description="Ledger connections each process keeps open (twice as many more may open "
+        "under load); on PostgreSQL mind its max_connections across all processes.")
+    ledger_pool_timeout_s: float = Field(
+        30.0, gt=0, le=3600,
+        description="How long a step waits for a free ledger connection; past it the step "
+        "is retried later, with backoff, rather than failing its job.")
     qdrant_url: str | None = Field(
         None, description="Qdrant server (or ':memory:'); unset means the embedded engine."
     )

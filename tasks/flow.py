@@ -17,6 +17,7 @@ from typing import Any
 from celery import Task as CeleryTask
 from celery import shared_task
 
+from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.flow import (
     CheckDue,
     Event,
@@ -36,9 +37,21 @@ log = logging.getLogger(__name__)
 
 
 class FlowTask(CeleryTask):  # type: ignore[misc]
-    """Base of the flow's tasks: run one step; a step that fails for good fails its job."""
+    """Base of the flow's tasks: run one step; a step that fails for good fails its job.
+
+    A ledger that is out of reach for a while (no connection free in time under a burst of
+    steps, a database restarting) is not a failure of the job: its step ran in one transaction
+    that did not commit, so it is sent again later, with backoff (about a minute in all),
+    before it counts as failed. Seen: one job of a 1,500-ticket backlog failed so with a
+    256-thread I/O pool on 15 SQLite connections.
+    """
 
     abstract = True
+    autoretry_for = (LedgerUnavailableError,)
+    retry_backoff = 2
+    retry_backoff_max = 30
+    retry_jitter = True
+    max_retries = 6
 
     def step(self, job_id: str, event: Event) -> dict[str, Any] | None:
         """Run the step; hand the pipeline on (replacing this task) or reply to the chord."""

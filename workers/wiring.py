@@ -30,7 +30,8 @@ def build_ledger_engine(settings: Settings) -> Engine:
     """The SQLAlchemy engine of the ledger (SQLite under $RAGQ_HOME unless a URL is set)."""
     from ragq.ledger import make_engine
 
-    return make_engine(settings.ledger_url)
+    return make_engine(settings.ledger_url, pool_size=settings.ledger_pool_size,
+                       pool_timeout_s=settings.ledger_pool_timeout_s)
 
 
 def build_vector_store(settings: Settings) -> VectorStore:

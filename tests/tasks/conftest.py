@@ -46,9 +46,21 @@ def queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
         yield from _queue(tmp_path_factory.mktemp("queue"))
 
 
-def _queue(home: Path) -> Iterator[Settings]:
+@pytest.fixture(scope="module")
+def tight_queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """:func:`queue` whose workers have one ledger connection (and two more under load) and
+    wait 0.2 s for one: a ledger out of reach on demand."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for key in [k for k in os.environ
+                    if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+            monkeypatch.delenv(key)
+        yield from _queue(tmp_path_factory.mktemp("tight"), ledger_pool_size=1,
+                          ledger_pool_timeout_s=0.2)
+
+
+def _queue(home: Path, **more: object) -> Iterator[Settings]:
     settings = build_settings(home=home, broker_url="memory://",
-                              result_backend_url="cache+memory://", cache_enabled=False)
+                              result_backend_url="cache+memory://", cache_enabled=False, **more)
     upgrade(settings.ledger_url)
     app = create_app(settings)
     # The in-memory transport polls its queues, once a second by default: every hop would wait.
