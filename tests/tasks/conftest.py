@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -39,21 +40,26 @@ def queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     replacement and redelivery, and no stack (no broker process, no worker processes). The
     ledger is SQLite and the vector store the embedded engine, in a directory of the module's
     own; one worker serves the module's tests."""
+    with _without_ragq_environment():
+        yield from _queue(tmp_path_factory.mktemp("queue"))
+
+
+@contextmanager
+def _without_ragq_environment() -> Iterator[None]:
+    """The session's own RAGQ_ settings (not the RAGQ_TEST_ servers) hidden: these workers
+    are built from explicit settings only."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         for key in [k for k in os.environ
                     if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
             monkeypatch.delenv(key)
-        yield from _queue(tmp_path_factory.mktemp("queue"))
+        yield
 
 
 @pytest.fixture(scope="module")
 def tight_queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """:func:`queue` whose workers have one ledger connection (and two more under load) and
     wait 0.2 s for one: a ledger out of reach on demand."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        for key in [k for k in os.environ
-                    if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
-            monkeypatch.delenv(key)
+    with _without_ragq_environment():
         yield from _queue(tmp_path_factory.mktemp("tight"), ledger_pool_size=1,
                           ledger_pool_timeout_s=0.2)
 
