@@ -5,7 +5,8 @@ Chunks are cut by words at ingest, but their token counts differ by an order of 
 chunk of pasted JSON or code costs several times a chunk of prose of the same words. Without a
 cap, one such chunk (seen: 1,320 of a 1,500-token budget) leaves no room for the other documents
 a question needs. A chunk over its cap keeps its sentences (or lines) that share most words
-with the question, in their original order, joined by " … ": what a reader would highlight.
+with the question, in their original order, with a line "…" between: what a reader would
+highlight.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ragq.schemas.flow import Evidence
 
 TokenCounter = Callable[[str], int]
 
-_PIECES = re.compile(r"[^\n.!?]+(?:[.!?]+(?=\s|$)|\n|$)")
+_BREAK = re.compile(r"(?<=[.!?])\s+|\n")
 GAP = "\n\n…\n\n"
 CUT = " …"
 
@@ -26,7 +27,7 @@ CUT = " …"
 def pieces(text: str) -> list[str]:
     """Sentences and lines of ``text`` (a line of code or a table row is a piece of its own),
     stripped, empty ones dropped."""
-    return [p.strip() for p in _PIECES.findall(text) if p.strip()]
+    return [p.strip() for p in _BREAK.split(text) if p.strip()]
 
 
 def excerpt(item: Evidence, *, focus: str, max_tokens: int, count_tokens: TokenCounter

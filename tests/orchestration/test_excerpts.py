@@ -31,6 +31,12 @@ def test_code_lines_are_pieces_of_their_own():
     assert pieces(text) == ["{", '"type": "content_block_delta",', '"index": 0', "}"]
 
 
+def test_a_sentence_ends_at_its_stop_not_inside_a_number_or_a_name():
+    text = "Claude 3.5 Sonnet shipped on June 20, 2024. See docs.claude.com for more!\nNext line"
+    assert pieces(text) == ["Claude 3.5 Sonnet shipped on June 20, 2024.",
+                            "See docs.claude.com for more!", "Next line"]
+
+
 def test_one_overlong_line_is_cut_by_words():
     text = " ".join(f"token{i}" for i in range(500))
     cut = excerpt(item(text), focus="token7", max_tokens=50, count_tokens=estimate_tokens)
