@@ -107,8 +107,10 @@ def assemble_context(
         nonlocal used
         if max_items is not None and len(chosen) >= max_items:
             return False
-        item = excerpt(item, focus=focus, max_tokens=cap, count_tokens=count_tokens)
         cost = count_tokens(item.text)
+        if cost > cap:
+            item = excerpt(item, focus=focus, max_tokens=cap, count_tokens=count_tokens)
+            cost = count_tokens(item.text)
         if used + cost > max_tokens:
             return False
         chosen.append(item)
