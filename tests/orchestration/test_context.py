@@ -53,7 +53,6 @@ def test_second_chunk_of_a_document_waits_for_other_documents():
     assert [e.chunk_id for e in chosen] == ["a:1", "b:1"]
 
 
-
 def test_a_chunk_longer_than_its_share_enters_as_an_excerpt_and_leaves_room_for_others():
     filler = " ".join(f"Line {i} of the pasted payload shows field_{i} set to value {i}."
                       for i in range(60))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ from ragq.schemas.tasks import Queue, Task
 from ragq.settings import Settings, build_settings
 from ragq.workers.app import create_app
 from ragq.workers.resources import resources_for
+from tests.conftest import inherited_settings
 from tests.fakes import FakeOpenAIServer
 
 
@@ -49,8 +49,7 @@ def _without_ragq_environment() -> Iterator[None]:
     """The session's own RAGQ_ settings (not the RAGQ_TEST_ servers) hidden: these workers
     are built from explicit settings only."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        for key in [k for k in os.environ
-                    if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+        for key in inherited_settings():
             monkeypatch.delenv(key)
         yield
 
