@@ -71,6 +71,7 @@ from ragq.ledger.views import (
     metrics_snapshot,
     ping,
 )
+from ragq.ledger.waiting_line import WaitingLine, claim_next, open_job_count
 from ragq.ledger.webhooks import (
     ClaimedDelivery,
     claim_delivery,
@@ -107,6 +108,10 @@ __all__ = [
     "list_batches",
     "record_input_error",
     "start_batch",
+    # the waiting line of a backlog
+    "WaitingLine",
+    "claim_next",
+    "open_job_count",
     # the front door: reading back, reports
     "TRAIL_TABLES",
     "MetricsSnapshot",

@@ -186,6 +186,9 @@ class MemoryLedger:
     def pending_webhooks(self, job_id: str) -> list[str]:
         return []  # the in-memory ledger records no webhook endpoints
 
+    def claim_next(self) -> list[str]:
+        return []  # its jobs are started by whoever added them; none wait unsent
+
     def now(self) -> datetime:
         return self._clock()
 

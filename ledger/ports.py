@@ -41,3 +41,9 @@ class FlowLedger(Protocol):
     def pending_webhooks(self, job_id: str) -> list[str]:
         """Webhook ids of the unsent events of the job and of its batch."""
         ...
+
+    def claim_next(self) -> list[str]:
+        """Ids of the waiting jobs the window of open jobs now has room for, marked sent in a
+        committed transaction: their route steps are the caller's to send (see
+        :mod:`ragq.ledger.waiting_line`)."""
+        ...

@@ -14,6 +14,7 @@ from ragq.ledger.documents import current_versions
 from ragq.ledger.flow_state import load_state
 from ragq.ledger.flow_writes import write
 from ragq.ledger.jobs import get_job
+from ragq.ledger.waiting_line import WaitingLine, claim_next
 from ragq.ledger.webhooks import first_attempts
 from ragq.orchestration.flow import Action, FlowConfig, JobState
 from ragq.schemas.statuses import BudgetDimension
@@ -30,11 +31,15 @@ class SqlFlowWriter:
 
 
 class SqlFlowLedger:
-    """:class:`ragq.ledger.ports.FlowLedger` on a SQLAlchemy engine (built once per process)."""
+    """:class:`ragq.ledger.ports.FlowLedger` on a SQLAlchemy engine (built once per process).
 
-    def __init__(self, engine: Engine):
+    With a ``waiting_line`` a job's ending starts the next waiting jobs (the workers'); without
+    one, whoever added the jobs starts each (tests and benches in one process)."""
+
+    def __init__(self, engine: Engine, *, waiting_line: WaitingLine | None = None):
         self.engine = engine
         self._sessions = make_session_factory(engine)
+        self._line = waiting_line
 
     def snapshot(self, job_id: str, config: FlowConfig) -> JobState:
         with session_scope(self._sessions, readonly=True) as session:
@@ -53,3 +58,9 @@ class SqlFlowLedger:
         with session_scope(self._sessions, readonly=True) as session:
             batch_id = get_job(session, job_id=job_id).batch_id
             return first_attempts(session, job_ids=[job_id], batch_id=batch_id)
+
+    def claim_next(self) -> list[str]:
+        if self._line is None:
+            return []
+        with session_scope(self._sessions) as session:
+            return claim_next(session, self._line)

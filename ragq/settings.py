@@ -19,6 +19,13 @@ from ragq.schemas.search import SearchFusion, SearchMode
 from ragq.schemas.text import collection_name_problem
 from ragq.schemas.ticket import MAX_QUESTION_CHARS, QUESTION_CHARS_CAP, ROUTE_PATHS, BudgetProfiles
 
+#: The default window of open jobs: 4 per thread of the I/O pool (a job holds a thread only while
+#: a model call or a step runs, and spends the rest in retrieval and queues), at most 256 (a wider
+#: pool is bound by the CPU, about 10 jobs/s on two cores: 256 open jobs take ~25 s each, well
+#: within the tightest route's latency limit, 120 s).
+OPEN_JOBS_PER_THREAD = 4
+OPEN_JOBS_MAX_DEFAULT = 256
+
 
 class EmbedderKind(StrEnum):
     """Which :class:`embedding.Embedder` implementation the workers build."""
@@ -192,6 +199,11 @@ class Settings(BaseSettings):
         4, ge=1, le=2048,
         description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "
         "may wait at once. A waiting thread costs no CPU.")
+    max_open_jobs: int | None = Field(
+        None, ge=0, le=1_000_000,
+        description="Jobs sent and not yet ended, at most; the rest of a backlog waits unsent, "
+        "its latency budget not yet counting. Unset: 4 per thread of the I/O pool, at most 256; "
+        "0: no limit.")
     flower_port: int = Field(5555, ge=1, le=65535)
     start_timeout_s: float = Field(60.0, gt=0)
     supervisor_poll_s: float = Field(
@@ -267,6 +279,19 @@ class Settings(BaseSettings):
     def uses_embedded_vectors(self) -> bool:
         """True when vectors live in the embedded engine, owned by one worker process."""
         return self.qdrant_url is None
+
+    @property
+    def open_jobs_window(self) -> int | None:
+        """How many jobs may be open at once (None: no limit), see ``max_open_jobs``."""
+        if self.max_open_jobs is None:
+            threads = self.general_worker_processes * self.general_worker_threads
+            return min(OPEN_JOBS_PER_THREAD * threads, OPEN_JOBS_MAX_DEFAULT)
+        return self.max_open_jobs or None
+
+    @property
+    def redelivery_s(self) -> float:
+        """When a task no worker acknowledged (its worker died) is sent again."""
+        return self.visibility_timeout_s or self.task_time_limit_s * 2 + 60
 
     @property
     def ledger_url(self) -> str:

@@ -27,7 +27,6 @@ from ragq.ledger import (
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.orchestration.batches import FINISHED_BATCH_STATUSES
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
-from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import SourceSelection, Ticket
 from ragq.settings import Settings
 from ragq.submission.access import (
@@ -49,11 +48,11 @@ from ragq.webhooks import UrlPolicy, check_url, new_secret
 from ragq.workers.client import client_app
 from ragq.workers.outbox import send_pending_webhooks
 from ragq.workers.resources import resources_for
+from ragq.workers.waiting import start_waiting_jobs
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-ROUTE = Task.ROUTE
 Parsed = Sequence[tuple[int, Ticket | TicketError]]
 
 
@@ -166,7 +165,7 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
                                     options.budget, batch_sources)
         start_batch(session, batch_id=batch.id)
         batch_id = batch.id
-    _enqueue(settings, job_ids)
+    _start_waiting(settings)
     if not job_ids:
         _send_webhooks(settings, [], batch_id)
     return Submitted(batch_id, job_ids, errors, secret)
@@ -195,13 +194,10 @@ def _add_jobs(session: Session, settings: Settings, caller: Caller, batch_id: st
     return job_ids, errors
 
 
-def _enqueue(settings: Settings, job_ids: Sequence[str]) -> None:
-    app = client_app(settings)
-    # One producer (one broker connection) for the whole batch: thousands of sends otherwise
-    # each check a connection out of the pool.
-    with app.producer_or_acquire() as producer:
-        for job_id in job_ids:
-            app.send_task(ROUTE, args=(job_id,), producer=producer)
+def _start_waiting(settings: Settings) -> None:
+    """Send what the window of open jobs has room for, oldest first: this submission's jobs
+    now, or behind a backlog already waiting (each ending starts the next)."""
+    start_waiting_jobs(client_app(settings), resources_for(settings).engine, settings)
 
 
 def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | None) -> None:
@@ -266,7 +262,7 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
                          collection=sources[0] if sources else collection,
                          question=ticket.question, acl=acl,
                          metadata=_job_meta(ticket, sources=sources)).id
-    _enqueue(settings, [job_id])
+    _start_waiting(settings)
     return SubmittedJob(job_id, secret)
 
 
@@ -333,4 +329,6 @@ def cancel(settings: Settings, target: str, *, caller: Caller | None = None) -> 
         except LedgerNotFoundError as exc:
             raise not_found(exc, kind, target) from exc
     _send_webhooks(settings, job_ids, batch_id)
+    if count:
+        _start_waiting(settings)
     return count

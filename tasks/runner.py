@@ -40,6 +40,7 @@ from ragq.orchestration.flow import (
     RetrieveDue,
     RoleFailed,
     SendWebhooks,
+    StartWaiting,
     SynthesizeDue,
     VerifyDue,
     decide,
@@ -138,6 +139,20 @@ class Runner:
                     pending = deque(decide(state, refusal))
         return effects
 
+    def _start_waiting(self, job_id: str, dispatcher: Dispatcher) -> None:
+        """Send the route step of each job the ending made room for. A ledger that cannot
+        claim now does not fail the job that ended: the next ending, a submission or the
+        supervisor's sweep claims the place."""
+        try:
+            claimed = self.ledger.claim_next()
+        except Exception as exc:
+            log.warning("job=%s ended; starting the next waiting jobs failed: %s", job_id, exc)
+            return
+        for waiting in claimed:
+            dispatcher.enqueue(waiting, Task.ROUTE, ())
+        if claimed:
+            log.info("job=%s ended; started %d waiting job(s)", job_id, len(claimed))
+
     def _send(self, effect: Action, state: JobState, dispatcher: Dispatcher,
               outcome: StepOutcome) -> None:
         adapters = self.adapters
@@ -152,6 +167,8 @@ class Runner:
                 outcome.reply = dict(value)
             case SendWebhooks():
                 dispatcher.send_webhooks(self.ledger.pending_webhooks(state.job_id))
+            case StartWaiting():
+                self._start_waiting(state.job_id, dispatcher)
             case CachePlan(question=question, plan=plan, max_sub_queries=limit):
                 adapters.plan_cache.put(question, plan, provider=adapters.provider.name,
                                         max_sub_queries=limit)

@@ -65,7 +65,7 @@ def _transport_options(settings: Settings) -> dict[str, int]:
     """How soon a Redis broker hands a dead worker's task to another: after the visibility
     timeout (longer than any task may run, so a slow task is never run twice at once), found by
     a sweep every few seconds (kombu's default sweeps only every ~100 s)."""
-    visibility = int(settings.visibility_timeout_s or settings.task_time_limit_s * 2 + 60)
+    visibility = int(settings.redelivery_s)
     return {"visibility_timeout": visibility,
             "unacked_restore_interval": max(1, min(10, visibility // 6)),
             "unacked_restore_throttle": 1}

@@ -11,6 +11,9 @@ alone. Once the replacement is ready:
 2. every open job's deadline moves by the outage (:func:`ragq.ledger.extend_open_deadlines`),
    so time lost to a crash is not spent from a job's latency budget.
 
+Every few seconds it also starts the waiting jobs of a backlog that nobody started (see
+:mod:`ragq.ledger.waiting_line`).
+
 Run as ``python -m ragq.workers.healing``; `ragq down` stops it first, so it never restarts what
 `down` is stopping.
 """
@@ -39,6 +42,9 @@ T = TypeVar("T")
 
 SUPERVISOR = "supervisor"
 """The name of the resident supervisor's own record in the stack state."""
+
+WAITING_SWEEP_S = 5.0
+"""How often the supervisor starts waiting jobs that nobody started (see :func:`sweep_waiting`)."""
 
 
 def supervisor_argv() -> list[str]:
@@ -163,11 +169,15 @@ def _extend_deadlines(settings: Settings, outage_s: float) -> None:
 def watch(settings: Settings, stop: threading.Event) -> None:
     """Heal the recorded stack until ``stop`` is set or the stack is no longer recorded."""
     seen: dict[str, float] = {}
+    sweep_at = time.monotonic() + WAITING_SWEEP_S
     while not stop.wait(settings.supervisor_poll_s):
         _reap_children()
         state = load_state(settings)
         if state is None:
             return
+        if time.monotonic() >= sweep_at:
+            sweep_waiting(settings)
+            sweep_at = time.monotonic() + WAITING_SWEEP_S
         for record in state.processes:
             if record.name == SUPERVISOR or stop.is_set():
                 continue
@@ -178,6 +188,19 @@ def watch(settings: Settings, stop: threading.Event) -> None:
                 heal(settings, record.name, known_good_at=seen.get(record.name, time.time()))
             except Exception:  # keep watching the others; the next poll tries again
                 log.exception("could not restart %s", record.name)
+
+
+def sweep_waiting(settings: Settings) -> None:
+    """Start the waiting jobs nobody started: a job's ending starts the next ones itself, but
+    not when its process died between the two, or when the ledger was busy just then."""
+    from ragq.workers.client import client_app
+    from ragq.workers.resources import resources_for
+    from ragq.workers.waiting import start_waiting_jobs
+
+    try:
+        start_waiting_jobs(client_app(settings), resources_for(settings).engine, settings)
+    except Exception as exc:  # the next sweep tries again
+        log.warning("starting waiting jobs failed: %s", exc)
 
 
 def _reap_children() -> None:

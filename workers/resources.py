@@ -27,6 +27,7 @@ from ragq.workers.wiring import (
     build_token_counter,
     build_vector_store,
     build_webhook_sender,
+    waiting_line,
 )
 
 if TYPE_CHECKING:
@@ -123,7 +124,8 @@ class WorkerResources:
         from ragq.tasks.runner import Runner
 
         config = build_flow_config(self.settings, self.count_tokens)
-        return Runner(SqlFlowLedger(self.engine), self, config)
+        ledger = SqlFlowLedger(self.engine, waiting_line=waiting_line(self.settings))
+        return Runner(ledger, self, config)
 
     @property
     def webhook_sender(self) -> WebhookSender:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ragq.caches import EvidenceCache, PlanCache
+    from ragq.ledger import WaitingLine
     from ragq.orchestration.backoff import RetryPolicy
     from ragq.orchestration.flow import FlowConfig, ReviewPolicy
     from ragq.providers.base import ModelProvider
@@ -32,6 +33,16 @@ def build_ledger_engine(settings: Settings) -> Engine:
 
     return make_engine(settings.ledger_url, pool_size=settings.ledger_pool_size,
                        pool_timeout_s=settings.ledger_pool_timeout_s)
+
+
+def waiting_line(settings: Settings) -> WaitingLine:
+    """How many jobs may be open at once, and when a claimed job's lost route step is sent
+    again: after the broker's own redelivery time, which a queued step may legitimately wait."""
+    from datetime import timedelta
+
+    from ragq.ledger import WaitingLine
+
+    return WaitingLine(settings.open_jobs_window, timedelta(seconds=settings.redelivery_s))
 
 
 def build_vector_store(settings: Settings) -> VectorStore:

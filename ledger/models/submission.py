@@ -66,7 +66,9 @@ class JobRow(Base):
 
     ``route`` is the path taken (simple, bounded, full, escalate) and ``question_class`` the
     classifier's label, both with ``route_reason`` so routing can be evaluated (C3).
-    ``exhausted_dimension`` is set when ``status`` is ``budget_exhausted``.
+    ``exhausted_dimension`` is set when ``status`` is ``budget_exhausted``. ``dispatched_at``
+    is when its first step was sent: a job of a large backlog waits unsent (``queued``, its
+    budget and deadline not yet open) until the window of open jobs has room for it.
     """
 
     __tablename__ = "jobs"
@@ -97,6 +99,7 @@ class JobRow(Base):
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     reading: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = created_column()
+    dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
 

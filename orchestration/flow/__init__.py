@@ -47,6 +47,7 @@ from ragq.orchestration.flow.actions import (
     SendWebhooks,
     SetQueryText,
     SetStatus,
+    StartWaiting,
     validate_order,
 )
 from ragq.orchestration.flow.decide import decide
@@ -150,5 +151,6 @@ __all__ = [
     "RoleRequest",
     "Search",
     "SendWebhooks",
+    "StartWaiting",
     "validate_order",
 ]

@@ -472,6 +472,11 @@ class SendWebhooks(Action):
     """Send the webhook events the job's ending recorded (its own, its batch's)."""
 
 
+@dataclass(frozen=True)
+class StartWaiting(Action):
+    """The job's ending freed its place among the open jobs: start the next waiting ones."""
+
+
 def validate_order(actions: Sequence[Action]) -> None:
     """Raise ValueError unless ledger writes come first and work, if any, comes last and alone:
     the runner relies on it, and the property tests check every decision with it."""

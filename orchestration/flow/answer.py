@@ -23,6 +23,7 @@ from ragq.orchestration.flow.actions import (
     RerankRequest,
     SendWebhooks,
     SetStatus,
+    StartWaiting,
     SynthesizeRequest,
 )
 from ragq.orchestration.flow.calls import ask, settle
@@ -159,7 +160,7 @@ def on_synthesizer(state: JobState, event: RoleAnswered) -> list[Action]:
     end = (FinishJob(JobStatus.NEEDS_REVIEW, stop_reason, tokens, review=review) if review
            else FinishJob(status, stop_reason, tokens))
     return [*settle(event), MarkInContext(tuple(by_chunk.values())),
-            RecordAnswer(draft, by_chunk), end, SendWebhooks()]
+            RecordAnswer(draft, by_chunk), end, SendWebhooks(), StartWaiting()]
 
 
 def escalation(state: JobState, draft: DraftAnswer, outcome: JobStatus) -> Escalation | None:
@@ -174,4 +175,4 @@ def escalation(state: JobState, draft: DraftAnswer, outcome: JobStatus) -> Escal
 def on_step_failed(state: JobState, event: StepFailed) -> list[Action]:
     """A step that failed for good fails its job, with the error, and ends it."""
     return [*skip_unlaunched(state), FinishJob(JobStatus.FAILED, "error", error=event.error),
-            SendWebhooks()]
+            SendWebhooks(), StartWaiting()]

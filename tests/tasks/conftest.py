@@ -63,6 +63,13 @@ def tight_queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
                           ledger_pool_timeout_s=0.2)
 
 
+@pytest.fixture(scope="module")
+def narrow_queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """:func:`queue` that keeps at most two jobs open: a backlog waits in line."""
+    with _without_ragq_environment():
+        yield from _queue(tmp_path_factory.mktemp("narrow"), max_open_jobs=2)
+
+
 def _queue(home: Path, **more: object) -> Iterator[Settings]:
     settings = build_settings(home=home, broker_url="memory://",
                               result_backend_url="cache+memory://", cache_enabled=False, **more)

@@ -29,3 +29,14 @@ def test_the_io_pool_widens_to_processes_of_many_threads(tmp_path):
 
 def test_no_task_writes_a_started_state_nobody_reads(tmp_path):
     assert celery_config(build_settings(home=tmp_path), "redis://x")["task_track_started"] is False
+
+
+def test_the_window_of_open_jobs_follows_the_io_pool_up_to_a_cap(tmp_path):
+    def window(**given: object) -> int | None:
+        return build_settings(home=tmp_path, **given).open_jobs_window
+
+    assert window() == 16  # 4 per thread of the default pool (one process of 4)
+    assert window(general_worker_processes=2, general_worker_threads=8) == 64
+    assert window(general_worker_processes=2, general_worker_threads=256) == 256
+    assert window(max_open_jobs=1000, general_worker_threads=2) == 1000  # given: as given
+    assert window(max_open_jobs=0) is None  # no limit

@@ -1,0 +1,79 @@
+"""The waiting line: which queued jobs may be sent now (SPEC C2, a backlog as the unit of work).
+
+Queues are first in, first out. Were all 5,000 jobs of a backlog sent at once, every job's
+first step would run before any job's second, and each job's latency limit (its deadline opens
+at its first step) would be spent waiting behind the whole backlog: most would end out of
+budget. So at most ``window`` jobs are *open* (sent and not ended); the rest wait unsent, their
+budget and deadline not yet open, and each ending lets the next in line go.
+
+:func:`claim_next` is the one place that decides it. It runs after a submission, after a job
+ends, after a cancel, and on the supervisor's sweep; whoever calls it sends the route step of
+each job it returns, after the claim commits. A claim whose sends were lost (the process died
+in between) holds its place until ``resend_after`` has passed; then its jobs, still ``queued``
+and never started, are claimed again. A route step sent twice is harmless: the flow's steps are
+idempotent, as they are for a broker's redelivery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.orm import Session
+
+from ragq.ledger.models import TERMINAL_JOB_STATUSES, JobRow, JobStatus, utcnow
+
+__all__ = ["WaitingLine", "claim_next", "open_job_count"]
+
+_OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
+_LINE_ORDER = (JobRow.created_at, JobRow.position, JobRow.id)  # a batch's in its line order
+_LOCK_KEY = 0x72616771  # "ragq": serialises claims on PostgreSQL (SQLite's BEGIN IMMEDIATE does)
+
+
+@dataclass(frozen=True)
+class WaitingLine:
+    """``window``: how many jobs may be open at once (None: no limit); ``resend_after``: when a
+    claimed job that never started was lost on its way to the queue."""
+
+    window: int | None
+    resend_after: timedelta
+
+
+def open_job_count(session: Session) -> int:
+    """Jobs sent and not ended: the ones holding a place in the window."""
+    return int(session.scalar(
+        select(func.count()).select_from(JobRow)
+        .where(JobRow.status.in_(_OPEN), JobRow.dispatched_at.is_not(None))) or 0)
+
+
+def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = None
+               ) -> list[str]:
+    """Mark the jobs to send now as sent; returns their ids, lost sends first, then the oldest
+    waiting jobs the window has room for (all of them when it has no limit)."""
+    now = now or utcnow()
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+    lost = _lost_sends(session, now - line.resend_after)
+    room = None if line.window is None else max(0, line.window - open_job_count(session))
+    waiting = [] if room == 0 else _waiting(session, room)
+    claimed = [*lost, *waiting]
+    if claimed:
+        session.execute(update(JobRow).where(JobRow.id.in_(claimed)).values(dispatched_at=now))
+    return claimed
+
+
+def _lost_sends(session: Session, before: datetime) -> list[str]:
+    """Jobs sent before ``before`` that never started: their route step was lost."""
+    return list(session.scalars(
+        select(JobRow.id).where(JobRow.status == JobStatus.QUEUED,
+                                JobRow.dispatched_at < before, JobRow.started_at.is_(None))
+        .order_by(*_LINE_ORDER)))
+
+
+def _waiting(session: Session, limit: int | None) -> list[str]:
+    """The ``limit`` oldest unsent jobs."""
+    query = (select(JobRow.id)
+             .where(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_(None))
+             .order_by(*_LINE_ORDER))
+    return list(session.scalars(query if limit is None else query.limit(limit)))

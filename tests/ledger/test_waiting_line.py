@@ -1,0 +1,90 @@
+"""The waiting line of a backlog: at most ``window`` jobs open, the rest sent oldest first as
+jobs end, a lost send claimed again, and concurrent claims never hand out a job twice or
+overfill the window (both backends)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import Engine
+
+from ragq.ledger import (
+    WaitingLine,
+    cancel_job,
+    claim_next,
+    get_job,
+    open_job_count,
+    session_scope,
+)
+from ragq.ledger.jobs import set_job_status
+from ragq.ledger.models import utcnow
+from ragq.schemas.statuses import JobStatus
+from tests.ledger.conftest import Race
+from tests.ledger.test_jobs import finish, new_batch
+
+LINE = WaitingLine(window=3, resend_after=timedelta(minutes=10))
+
+
+def claim(engine: Engine, line: WaitingLine = LINE, **at: object) -> list[str]:
+    with session_scope(engine) as session:
+        return claim_next(session, line, **at)  # type: ignore[arg-type]
+
+
+def opened(engine: Engine) -> int:
+    with session_scope(engine, readonly=True) as session:
+        return open_job_count(session)
+
+
+def start(engine: Engine, job_id: str) -> None:
+    with session_scope(engine) as session:
+        set_job_status(session, job_id=job_id, status=JobStatus.ROUTING)
+
+
+def test_a_backlog_is_sent_a_window_at_a_time_in_line_order(engine: Engine):
+    _, ids = new_batch(engine, 7)
+    assert claim(engine) == ids[:3]
+    assert claim(engine) == []  # the window is full: nothing more until a job ends
+    assert opened(engine) == 3
+    finish(engine, ids[1])
+    assert claim(engine) == [ids[3]]
+    for job_id in (ids[0], ids[2], ids[3]):
+        finish(engine, job_id, JobStatus.FAILED)
+    assert claim(engine) == ids[4:7]
+    assert opened(engine) == 3
+
+
+def test_an_older_batch_goes_first_and_a_cancelled_waiting_job_is_skipped(engine: Engine):
+    _, first = new_batch(engine, 2)
+    _, second = new_batch(engine, 3)
+    with session_scope(engine) as session:
+        cancel_job(session, job_id=first[1])
+    assert claim(engine) == [first[0], *second[:2]]
+
+
+def test_without_a_limit_every_waiting_job_is_sent_once(engine: Engine):
+    _, ids = new_batch(engine, 5)
+    unlimited = WaitingLine(window=None, resend_after=timedelta(minutes=10))
+    assert claim(engine, unlimited) == ids
+    assert claim(engine, unlimited) == []
+
+
+def test_a_send_lost_on_its_way_is_claimed_again_only_after_resend_after(engine: Engine):
+    _, ids = new_batch(engine, 4)
+    assert claim(engine) == ids[:3]
+    start(engine, ids[0])  # its route step ran; the other two never arrived
+    soon = utcnow() + timedelta(minutes=9)
+    assert claim(engine, now=soon) == []
+    later = utcnow() + timedelta(minutes=11)
+    assert claim(engine, now=later) == ids[1:3]
+    assert claim(engine, now=later) == []  # sent again now: their wait starts over
+    with session_scope(engine, readonly=True) as session:
+        assert get_job(session, job_id=ids[3]).dispatched_at is None
+
+
+def test_concurrent_claims_never_share_a_job_nor_overfill_the_window(engine: Engine, race: Race):
+    _, ids = new_batch(engine, 20)
+    line = WaitingLine(window=5, resend_after=timedelta(minutes=10))
+    claimed = race(8, lambda _: claim(engine, line))
+    everyone = [job_id for part in claimed for job_id in part]
+    assert sorted(everyone) == sorted(ids[:5])
+    assert opened(engine) == 5

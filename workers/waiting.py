@@ -1,0 +1,37 @@
+"""Starting waiting jobs from outside a flow step: after a submission or a cancel (the front
+door) and on the supervisor's sweep. A job's ending starts the next ones itself, in the step
+that ended it (:class:`ragq.tasks.runner.Runner`); the claim is the same one,
+:func:`ragq.ledger.claim_next`, which says what the window and the lost sends are."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ragq.ledger import claim_next, session_scope
+from ragq.schemas.tasks import Task
+from ragq.settings import Settings
+from ragq.workers.wiring import waiting_line
+
+if TYPE_CHECKING:
+    from celery import Celery
+    from sqlalchemy.engine import Engine
+
+__all__ = ["start_waiting_jobs"]
+
+log = logging.getLogger(__name__)
+
+
+def start_waiting_jobs(app: Celery, engine: Engine, settings: Settings) -> int:
+    """Claim the waiting jobs the window has room for and send their route steps (one
+    producer for them all); returns how many were sent. Raises LedgerError when the ledger
+    cannot be written; a broker error leaves the claimed jobs to be sent again later."""
+    with session_scope(engine) as session:
+        claimed = claim_next(session, waiting_line(settings))
+    if not claimed:
+        return 0
+    with app.producer_or_acquire() as producer:
+        for job_id in claimed:
+            app.send_task(Task.ROUTE, args=(job_id,), producer=producer)
+    log.info("started %d waiting job(s)", len(claimed))
+    return len(claimed)
