@@ -9,7 +9,8 @@ shards under them.
 A dense search is one batch of two engine queries that share two prefetches (the nearest points
 by text and by title); each query rescores that union on one vector, so every candidate arrives
 with both exact scores for :class:`~vectorstore.fusion.TitleFusion` to fuse. Sparse and hybrid
-searches add the ranking query first (:mod:`vectorstore.modes`).
+searches add the ranking query first (:mod:`vectorstore.modes`); a search given a question adds
+its rescoring last (:mod:`vectorstore.question`).
 """
 
 from __future__ import annotations

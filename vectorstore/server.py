@@ -5,9 +5,10 @@ fields, writes acknowledged only once applied (``wait=True``), the shared filter
 :mod:`vectorstore.filters`, the same named ``text`` and ``title`` vectors and the same fused
 search (one batch request: two queries sharing the nearest-by-text and nearest-by-title
 prefetches, each rescoring their union on one vector; sparse and hybrid add a ranking query, see
-:mod:`vectorstore.modes`). Collection dimensions are cached after the first lookup, so a search
-costs one request. Qdrant cannot add a sparse vector to an existing collection: one made before
-hybrid search stays dense-only (searched dense, with a warning) until ingested anew.
+:mod:`vectorstore.modes`, and a question its own rescoring, see :mod:`vectorstore.question`).
+Collection dimensions are cached after the first lookup, so a search costs one request. Qdrant
+cannot add a sparse vector to an existing collection: one made before hybrid search stays
+dense-only (searched dense, with a warning) until ingested anew.
 """
 
 from __future__ import annotations
