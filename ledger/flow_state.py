@@ -126,7 +126,8 @@ def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
     t = EvidenceItemRow
     rows = session.execute(select(t.id, t.retrieval_request_id, t.sub_query_id, t.chunk_id,
                                   t.doc_id, t.title, t.text, t.score, t.text_score,
-                                  t.source_version, t.authority_tier, t.source)
+                                  t.question_score, t.source_version, t.authority_tier,
+                                  t.source)
                            .where(t.job_id == job_id).order_by(t.created_at, t.rank))
     # model_construct: these rows were validated on the way in, and a job's evidence is read
     # again at every step of it.
@@ -134,8 +135,8 @@ def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
         id=r.id, request_id=r.retrieval_request_id, sub_query_id=r.sub_query_id,
         item=Evidence.model_construct(
             chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
-            score=r.score, text_score=r.text_score, source_version=r.source_version,
-            authority_tier=r.authority_tier,
+            score=r.score, text_score=r.text_score, question_score=r.question_score,
+            source_version=r.source_version, authority_tier=r.authority_tier,
             source=r.source or "")) for r in rows)
 
 

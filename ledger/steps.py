@@ -146,7 +146,7 @@ def record_retrieval(
             EvidenceItemRow(
                 job_id=job_id, retrieval_request_id=request.id, sub_query_id=sub_query_id,
                 doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score, text_score=h.text_score,
-                rank=rank,
+                question_score=h.question_score, rank=rank,
                 source_version=h.source_version, authority_tier=h.authority_tier, title=h.title,
                 text=h.text, source=h.source or None,
             )

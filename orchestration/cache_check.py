@@ -10,6 +10,10 @@ A hit is reused only when all of these hold, checked in this order:
    never shown to someone who could not retrieve it, even if fingerprints collided or an entry
    was written by a buggy caller;
 4. every document it rests on still exists, at the version the entry was built from.
+
+The entry is shared by jobs asking different questions, so it keeps no hit's ``question_score``
+(the cosine of the job that searched's question): :func:`shared_hits` drops it on the way in
+and again on the way out, and a job served from the cache embeds its texts as before.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import NamedTuple
 
 from ragq.schemas.cache import CachedEvidence, CachedHit
 
-__all__ = ["CacheVerdict", "acl_fingerprint", "evidence_entry", "usable"]
+__all__ = ["CacheVerdict", "acl_fingerprint", "evidence_entry", "shared_hits", "usable"]
 
 
 class CacheVerdict(NamedTuple):
@@ -44,11 +48,18 @@ def evidence_entry(
     """The cache entry of a fresh retrieval: its hits, stamped with the requester's ACL
     fingerprint and the version of every document the hits came from."""
     return CachedEvidence(
-        hits=list(hits),
+        hits=list(shared_hits(hits)),
         acl_fingerprint=acl_fingerprint(requester_acl),
         source_versions={h.doc_id: h.source_version for h in hits},
         cached_at_s=time.time() if now_s is None else now_s,
     )
+
+
+def shared_hits(hits: Iterable[CachedHit]) -> tuple[CachedHit, ...]:
+    """``hits`` without their ``question_score``: another job's question's, meaningless (and
+    wrong) for a job served from the cache."""
+    return tuple(h if h.question_score is None else h.model_copy(update={"question_score": None})
+                 for h in hits)
 
 
 def usable(

@@ -23,6 +23,9 @@ class CachedHit(BaseModel):
     chunk_id: str
     score: float
     text_score: float | None = None  # see Evidence.text_score
+    #: See Evidence.question_score: the job's own; the evidence cache keeps none (it is shared
+    #: by jobs asking other questions).
+    question_score: float | None = None
     source_version: str = ""
     authority_tier: int = 2
     title: str = ""

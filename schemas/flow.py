@@ -135,6 +135,11 @@ class Evidence(_Contract):
     #: the store did not report it): a check of that query's evidence reads its similarity
     #: here instead of embedding the texts again.
     text_score: float | None = None
+    #: The cosine of the job's whole question (what the verifier is asked) with the chunk's
+    #: stored text vector, from the search that found it (None where none was computed, and
+    #: for evidence served from the evidence cache, which other jobs' questions filled): the
+    #: offline verifier reads it instead of embedding the texts again.
+    question_score: float | None = None
     source_version: str = ""
     authority_tier: int = 2
     sub_query_index: int | None = None

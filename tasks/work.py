@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragq.errors import ProviderError
@@ -164,21 +165,32 @@ def look_up_plan(action: LookUpPlan, state: JobState, ledger: FlowLedger,
 
 
 def probe(action: Probe, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
-    """Embed the query; an earlier request saying the same, else the cache's entry with the
-    current versions of its documents."""
-    texts = [action.query, *(query for _, query in action.candidates)]
-    vectors, billed = adapters.query_vectors.embed(texts)
-    vector = vectors[0]
-    for (request_id, _), other in zip(action.candidates, vectors[1:], strict=True):
+    """Embed the query (and the job's question, see :func:`_probe_vectors`); an earlier
+    request saying the same, else the cache's entry with the current versions of its
+    documents."""
+    vector, question, others, billed = _probe_vectors(action, adapters)
+    probed = partial(Probed, action.request, action.query, vector, billed_tokens=billed,
+                     question_vector=question)
+    for (request_id, _), other in zip(action.candidates, others, strict=True):
         if cosine(vector, other) >= action.similarity:
-            return Probed(action.request, action.query, vector, near_duplicate_of=request_id,
-                          billed_tokens=billed)
+            return probed(near_duplicate_of=request_id)
     cached = adapters.evidence_cache.get(action.cache, action.key) if action.cache else None
     if cached is None or action.cache is None:
-        return Probed(action.request, action.query, vector, billed_tokens=billed)
+        return probed()
     versions = ledger.current_versions(action.cache, cached.doc_ids)
-    return Probed(action.request, action.query, vector, cached=cached, versions=versions,
-                  billed_tokens=billed)
+    return probed(cached=cached, versions=versions)
+
+
+def _probe_vectors(action: Probe, adapters: Adapters
+                   ) -> tuple[list[float], list[float] | None, list[list[float]], int]:
+    """The vectors of the query, of the job's question (None when not asked for) and of the
+    candidates, and the tokens billed for them: one embedding batch, through the process's
+    query vectors, which keep the question so a job's later searches do not embed it again."""
+    asked = [action.question] if action.question is not None else []
+    texts = [action.query, *asked, *(query for _, query in action.candidates)]
+    vectors, billed = adapters.query_vectors.embed(texts)
+    question = vectors[1] if asked else None
+    return vectors[0], question, vectors[1 + len(asked):], billed
 
 
 def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
@@ -191,7 +203,8 @@ def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapte
 
     def one(collection: str) -> list[CachedHit]:
         found = adapters.vector_store.search(collection, action.vector, action.top_k,
-                                             SearchFilter(acl=state.acl), mode)
+                                             SearchFilter(acl=state.acl), mode,
+                                             question=action.question_vector)
         return [hit_of(h, collection) for h in found]
 
     if len(collections) == 1:
@@ -212,11 +225,12 @@ def _best_once(hits: Sequence[CachedHit]) -> list[CachedHit]:
 
 
 def hit_of(hit: Hit, source: str = "") -> CachedHit:
-    """A vector-store hit as the flow keeps it: the chunk, its score, its ACL labels and the
+    """A vector-store hit as the flow keeps it: the chunk, its scores, its ACL labels and the
     collection (source) it was found in."""
     payload = hit.payload
     return CachedHit(doc_id=str(payload["doc_id"]), chunk_id=str(payload["chunk_id"]),
                      score=hit.score, text_score=hit.text_score,
+                     question_score=hit.question_score,
                      source_version=str(payload.get("source_version", "")),
                      authority_tier=int(payload.get("authority_tier", 2)),
                      title=str(payload.get("title", "")), text=str(payload.get("text", "")),

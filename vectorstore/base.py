@@ -39,7 +39,9 @@ class Hit:
     them (fakes); the real adapters report both. ``score`` is that cosine fusion in every search
     mode, so thresholds on it mean the same; the hits are in the mode's order, and
     ``rank_score`` is the mode's own score (the fused cosine, BM25, RRF or DBSF; see
-    :mod:`vectorstore.modes`).
+    :mod:`vectorstore.modes`). ``question_score`` is the cosine of the search's ``question``
+    vector (the job's whole question, when the caller gave one) with the chunk's text vector;
+    None when no question was given.
     """
 
     id: str
@@ -48,6 +50,7 @@ class Hit:
     text_score: float | None = None
     title_score: float | None = None
     rank_score: float | None = None
+    question_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -90,14 +93,16 @@ class VectorStore(Protocol):
 
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None,
-        request: SearchRequest | None = None,
+        request: SearchRequest | None = None, question: Sequence[float] | None = None,
     ) -> list[Hit]:
         """At most ``top_k`` chunks passing ``flt``, best first as ``request`` ranks them
         (None: dense). Dense ranks by fused score: the query's cosine similarity to each
         chunk's text and title vectors, combined as :class:`~vectorstore.fusion.TitleFusion`
         says (the better of the two, the title's lowered by a small margin); sparse and hybrid
         as :mod:`vectorstore.modes` says. A collection without sparse vectors is searched
-        dense, with a warning.
+        dense, with a warning. ``question`` (another vector, e.g. the job's whole question)
+        only scores the hits: each gets its cosine to the chunk's text vector as
+        ``question_score``; it changes neither which hits nor their order.
 
         Raises ``CollectionNotFoundError`` for an unknown collection, ``VectorDimensionError``
         for a vector of the wrong length.

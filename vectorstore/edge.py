@@ -9,7 +9,8 @@ shards under them.
 A dense search is one batch of two engine queries that share two prefetches (the nearest points
 by text and by title); each query rescores that union on one vector, so every candidate arrives
 with both exact scores for :class:`~vectorstore.fusion.TitleFusion` to fuse. Sparse and hybrid
-searches add the ranking query first (:mod:`vectorstore.modes`).
+searches add the ranking query first (:mod:`vectorstore.modes`); a search given a question adds
+its rescoring last (:mod:`vectorstore.question`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ragq.vectorstore.filters import plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, ScoredPoint, TitleFusion
 from ragq.vectorstore.locking import RootLock, UsageGate
 from ragq.vectorstore.modes import RRF_K, TERMS, effective, ranked_hits, warn_no_terms
+from ragq.vectorstore.question import question_query, with_question_scores
 
 
 class EdgeVectorStore:
@@ -107,10 +109,11 @@ class EdgeVectorStore:
 
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None,
-        request: SearchRequest | None = None,
+        request: SearchRequest | None = None, question: Sequence[float] | None = None,
     ) -> list[Hit]:
         """The ``top_k`` best chunks passing ``flt``, best first as ``request`` ranks them
-        (None: dense, by fused text/title score); see :mod:`vectorstore.modes`.
+        (None: dense, by fused text/title score); see :mod:`vectorstore.modes`. ``question``
+        scores each hit's text vector too (``question_score``, see :mod:`vectorstore.question`).
 
         Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
         for a vector of the wrong length.
@@ -125,10 +128,13 @@ class EdgeVectorStore:
             limit = self._fusion.candidates(check_top_k(top_k))
             mode = effective(request, collection=coll.name, has_terms=coll.has_terms,
                              warned=self._warned)
-            batch = _batch(query, mode, limit, top_k, where)
+            asked = question_query(coll.name, query, question, coll.dim)
+            batch = _batch(query, mode, limit, top_k, where, asked)
             with translate_edge_errors(coll.name):
-                lists = coll.shard.query_batch(batch)
-            return ranked_hits(self._fusion, mode, [_scored(x) for x in lists], top_k)
+                lists = [_scored(x) for x in coll.shard.query_batch(batch)]
+            by_question = lists.pop() if asked is not None else None
+            hits = ranked_hits(self._fusion, mode, lists, top_k)
+            return with_question_scores(hits, question, by_question)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""
@@ -194,9 +200,11 @@ def _vectors(coll: EdgeCollection, point: VectorPoint) -> dict[str, object]:
 
 
 def _batch(query: list[float], mode: SearchRequest, limit: int, top_k: int,
-           where: qe.Filter | None) -> qe.QueryBatchRequest:
+           where: qe.Filter | None, question: list[float] | None = None
+           ) -> qe.QueryBatchRequest:
     """The batch of one search: for sparse and hybrid first the ranking query, then the text
-    and the title query, each rescoring the union of the prefetched candidates."""
+    and the title query, each rescoring the union of the prefetched candidates, and last (when
+    ``question`` is given) the question's rescoring of the same union on the text vector."""
     nearest = [qe.Prefetch(limit=limit, query=qe.Query.Nearest(query, using=name), filter=where)
                for name in (TEXT, TITLE)]
     ranking: list[qe.QueryRequest] = []
@@ -213,10 +221,13 @@ def _batch(query: list[float], mode: SearchRequest, limit: int, top_k: int,
             prefetches=None if sparse else [by_vectors, by_terms], filter=where,
             with_payload=True)]
         nearest = [by_terms] if sparse else [*nearest, by_terms]
+    rescoring = [(query, TEXT, True), (query, TITLE, True)]
+    if question is not None:
+        rescoring.append((question, TEXT, False))  # its scores only: the payloads came above
     return qe.QueryBatchRequest([*ranking, *(
-        qe.QueryRequest(limit=len(nearest) * limit, query=qe.Query.Nearest(query, using=name),
-                        prefetches=nearest, filter=where, with_payload=True)
-        for name in (TEXT, TITLE))])
+        qe.QueryRequest(limit=len(nearest) * limit, query=qe.Query.Nearest(vector, using=name),
+                        prefetches=nearest, filter=where, with_payload=payload)
+        for vector, name, payload in rescoring)])
 
 
 def _scored(points: list[qe.ScoredPoint]) -> list[ScoredPoint]:

@@ -5,9 +5,10 @@ fields, writes acknowledged only once applied (``wait=True``), the shared filter
 :mod:`vectorstore.filters`, the same named ``text`` and ``title`` vectors and the same fused
 search (one batch request: two queries sharing the nearest-by-text and nearest-by-title
 prefetches, each rescoring their union on one vector; sparse and hybrid add a ranking query, see
-:mod:`vectorstore.modes`). Collection dimensions are cached after the first lookup, so a search
-costs one request. Qdrant cannot add a sparse vector to an existing collection: one made before
-hybrid search stays dense-only (searched dense, with a warning) until ingested anew.
+:mod:`vectorstore.modes`, and a question its own rescoring, see :mod:`vectorstore.question`).
+Collection dimensions are cached after the first lookup, so a search costs one request. Qdrant
+cannot add a sparse vector to an existing collection: one made before hybrid search stays
+dense-only (searched dense, with a warning) until ingested anew.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ragq.vectorstore.filters import KEYWORD_FIELDS, plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, TitleFusion
 from ragq.vectorstore.locking import UsageGate
 from ragq.vectorstore.modes import TERMS, effective, ranked_hits, warn_no_terms
+from ragq.vectorstore.question import question_query, with_question_scores
 from ragq.vectorstore.server_errors import translate_server_errors
 from ragq.vectorstore.server_models import (
     client_filter,
@@ -122,26 +124,30 @@ class QdrantServerStore:
 
     def search(
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None,
-        request: SearchRequest | None = None,
+        request: SearchRequest | None = None, question: Sequence[float] | None = None,
     ) -> list[Hit]:
         """The ``top_k`` best chunks passing ``flt``, best first as ``request`` ranks them
-        (None: dense, by fused text/title score); see :mod:`vectorstore.modes`.
+        (None: dense, by fused text/title score); see :mod:`vectorstore.modes`. ``question``
+        scores each hit's text vector too (``question_score``, see :mod:`vectorstore.question`).
 
         Raises ``CollectionNotFoundError`` for an unknown collection and ``VectorDimensionError``
         for a vector of the wrong length.
         """
-        query = as_vector(collection, vector, self._require(collection))
+        dim = self._require(collection)
+        query = as_vector(collection, vector, dim)
         plan = plan_search(flt)
         if plan.matches_nothing:
             return []
         mode = effective(request, collection=collection,
                          has_terms=self._terms.get(collection, False), warned=self._warned)
+        asked = question_query(collection, query, question, dim)
         requests = search_batch(query, mode, self._fusion.candidates(check_top_k(top_k)), top_k,
-                                client_filter(plan))
-        lists = self._call(
-            collection, self._client.query_batch_points, collection, requests=requests
-        )
-        return ranked_hits(self._fusion, mode, [scored(x) for x in lists], top_k)
+                                client_filter(plan), asked)
+        lists = [scored(x) for x in self._call(
+            collection, self._client.query_batch_points, collection, requests=requests)]
+        by_question = lists.pop() if asked is not None else None
+        hits = ranked_hits(self._fusion, mode, lists, top_k)
+        return with_question_scores(hits, question, by_question)
 
     def count(self, collection: str, flt: SearchFilter | None = None) -> int:
         """Exact number of points passing ``flt``; 0 when the collection does not exist."""

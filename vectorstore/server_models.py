@@ -67,11 +67,12 @@ def layout_dim(params: object) -> int | None:
 
 def search_batch(
     query: list[float], mode: SearchRequest, candidates: int, top_k: int,
-    where: models.Filter | None,
+    where: models.Filter | None, question: list[float] | None = None,
 ) -> list[models.QueryRequest]:
     """The batch of one search (:mod:`vectorstore.modes`): for sparse and hybrid first the
     ranking query, then the text query and the title query, each rescoring the union of the
-    prefetched candidates, every stage under ``where``."""
+    prefetched candidates, and last (when ``question`` is given) the question's rescoring of
+    that union on the text vector (:mod:`vectorstore.question`), every stage under ``where``."""
     nearest = [
         models.Prefetch(query=query, using=name, limit=candidates, filter=where)
         for name in (TEXT, TITLE)
@@ -94,12 +95,15 @@ def search_batch(
             ranking = [models.QueryRequest(query=fused, prefetch=[by_vectors, by_terms],
                                            limit=top_k, filter=where, with_payload=True)]
             nearest = [*nearest, by_terms]
+    rescoring = [(query, TEXT, True), (query, TITLE, True)]
+    if question is not None:
+        rescoring.append((question, TEXT, False))  # its scores only: the payloads came above
     return [*ranking, *(
         models.QueryRequest(
-            query=query, using=name, prefetch=nearest, limit=len(nearest) * candidates,
-            filter=where, with_payload=True,
+            query=vector, using=name, prefetch=nearest, limit=len(nearest) * candidates,
+            filter=where, with_payload=payload,
         )
-        for name in (TEXT, TITLE)
+        for vector, name, payload in rescoring
     )]
 
 

@@ -187,6 +187,7 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
         retrieval_call_usd=Decimal(str(prices.retrieval_call_usd)),
         rerank_call_usd=Decimal(str(prices.rerank_call_usd)),
         embedding_per_mtok_usd=Decimal(str(prices.embedding_per_mtok)),
+        question_scores=settings.provider is ProviderKind.OFFLINE,  # its verifier reads them
         search=SearchRequest(settings.search_mode, settings.search_fusion),
         review=review_policy(settings), count_tokens=count_tokens)
 

@@ -64,6 +64,7 @@ class EvidenceItemRow(Base):
     chunk_id: Mapped[str] = mapped_column(String(600))
     score: Mapped[float] = mapped_column(Float)
     text_score: Mapped[float | None] = mapped_column(Float)  # see Evidence.text_score
+    question_score: Mapped[float | None] = mapped_column(Float)  # see Evidence.question_score
     rank: Mapped[int] = mapped_column(Integer)
     source_version: Mapped[str] = mapped_column(String(256))
     authority_tier: Mapped[int] = mapped_column(Integer, default=2)

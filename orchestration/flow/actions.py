@@ -377,7 +377,8 @@ class Probe(Action):
     """Embed ``query``; find an earlier request among ``candidates`` ((request id, query) of
     at least ``top_k`` hits) within ``similarity``; else read the evidence cache of collection
     ``cache`` under ``key`` (None: a search of several sources, which the cache does not
-    keep)."""
+    keep). ``question`` (the job's whole question, or None) is embedded with the query, for
+    the search to score each hit against it (``Evidence.question_score``)."""
 
     request: RetrieveDue
     query: str
@@ -385,18 +386,22 @@ class Probe(Action):
     candidates: tuple[tuple[str, str], ...]
     similarity: float
     cache: str | None = None
+    question: str | None = None
 
 
 @dataclass(frozen=True)
 class Search(Action):
     """Search the vector store (already paid for), filtered by the job's ACL: each of
-    ``collections`` for its best ``top_k`` (in parallel; the job's collection when empty)."""
+    ``collections`` for its best ``top_k`` (in parallel; the job's collection when empty).
+    ``question_vector`` (None: none) is scored against each hit too, see
+    :meth:`~vectorstore.base.VectorStore.search`."""
 
     request: RetrieveDue
     query: str
     vector: Sequence[float]
     top_k: int
     collections: tuple[str, ...] = ()
+    question_vector: Sequence[float] | None = None
 
 
 WORK: tuple[type[Action], ...] = (CallRole, AnswerExtractively, LookUpPlan, Probe, Search)

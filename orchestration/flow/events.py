@@ -58,7 +58,8 @@ class RetrieveDue(Event):
 class Probed(Event):
     """What the search needs before it is paid: the query's vector, an earlier request of the
     job saying the same thing (near-duplicate), else the evidence cache's entry with the current
-    versions of its documents. ``billed_tokens`` were embedded to find out."""
+    versions of its documents. ``billed_tokens`` were embedded to find out.
+    ``question_vector`` is the job's question's, when the probe was asked to embed it."""
 
     request: RetrieveDue
     query: str
@@ -67,6 +68,7 @@ class Probed(Event):
     cached: CachedEvidence | None = None
     versions: Mapping[str, str] = field(default_factory=dict)
     billed_tokens: int = 0
+    question_vector: Sequence[float] | None = None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ragq.orchestration.cache_check import usable
+from ragq.orchestration.cache_check import shared_hits, usable
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.actions import (
     Action,
@@ -152,8 +152,11 @@ def _retrieve(state: JobState, req: _Request) -> list[Action]:
         return head + _answered(state, req, hits_of(state, repeat), dedup_of=repeat.id)
     candidates = tuple((r.id, r.query) for r in req.earlier if r.top_k >= req.top_k) \
         if state.config.dedup_enabled else ()
+    # The verifier is asked state.asked: each hit's cosine to it saves the offline verifier
+    # embedding the evidence texts again.
+    question = state.asked if state.config.question_scores else None
     return [*head, Probe(req.due, req.query, req.key, candidates,
-                         state.config.near_duplicate_similarity, req.cache)]
+                         state.config.near_duplicate_similarity, req.cache, question)]
 
 
 def on_probed(state: JobState, event: Probed) -> list[Action]:
@@ -168,7 +171,8 @@ def on_probed(state: JobState, event: Probed) -> list[Action]:
     if event.cached is not None:
         verdict = usable(event.cached, requester_acl=state.acl, current_versions=event.versions)
         if verdict.ok:
-            return spent + _answered(state, req, tuple(event.cached.hits), cache_hit=True)
+            return spent + _answered(state, req, shared_hits(event.cached.hits),
+                                     cache_hit=True)
         drop.append(DropCachedEvidence(req.key, verdict.reason, req.cache or ""))
     new_query = all(r.key != req.key for r in req.earlier)
     searches = len(req.sources)
@@ -178,7 +182,8 @@ def on_probed(state: JobState, event: Probed) -> list[Action]:
         BudgetDimension.COST_USD: state.config.retrieval_call_usd * searches,
     }, step="retrieve", attempt=event.request.attempt)
     return [*spent, paid, *drop,
-            Search(event.request, req.query, event.vector, req.top_k, req.sources)]
+            Search(event.request, req.query, event.vector, req.top_k, req.sources,
+                   event.question_vector)]
 
 
 def on_searched(state: JobState, event: Searched) -> list[Action]:

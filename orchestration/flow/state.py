@@ -34,7 +34,9 @@ class FlowConfig:
     """The settings a decision reads, as plain values (orchestration never reads settings).
 
     ``count_tokens`` counts context tokens the way the answer model will (the runner passes the
-    real BPE counter; the estimate is for tests)."""
+    real BPE counter; the estimate is for tests). ``question_scores``: whether each search also
+    scores the job's question against its hits (``Evidence.question_score``), for a verifier
+    that reads them (the offline one); a model provider's jobs need not embed the question."""
 
     min_confidence: float = 0.7
     search_top_k: int = 5
@@ -50,6 +52,7 @@ class FlowConfig:
     retrieval_call_usd: Decimal = Decimal(0)
     rerank_call_usd: Decimal = Decimal(0)
     embedding_per_mtok_usd: Decimal = Decimal(0)
+    question_scores: bool = True
     review: ReviewPolicy = field(default_factory=ReviewPolicy)
     search: SearchRequest = field(default_factory=SearchRequest)  # mode and fusion; no terms
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)

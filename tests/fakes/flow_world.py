@@ -180,8 +180,8 @@ class CorpusStore:
         self.requests: list[SearchRequest | None] = []
 
     def search(self, collection: str, vector: Sequence[float], top_k: int,
-               flt: SearchFilter | None = None, request: SearchRequest | None = None
-               ) -> list[Hit]:
+               flt: SearchFilter | None = None, request: SearchRequest | None = None,
+               question: Sequence[float] | None = None) -> list[Hit]:
         self.searches += 1
         self.requests.append(request)
         hits = []
@@ -190,9 +190,11 @@ class CorpusStore:
             if flt is not None and flt.acl is not None and not set(flt.acl) & set(acl):
                 continue
             score = sum(a * b for a, b in zip(vector, v, strict=True))
+            asked = None if question is None else sum(
+                a * b for a, b in zip(question, v, strict=True))
             hits.append(Hit(chunk, score, {"doc_id": doc, "chunk_id": chunk, "text": text,
                                            "title": doc, "source_version": "v1", "acl": acl},
-                            text_score=score))
+                            text_score=score, question_score=asked))
         return sorted(hits, key=lambda h: -h.score)[:top_k]
 
 

@@ -57,7 +57,25 @@ def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, A
             "evidence_sources": sorted(e.item.source for e in job.evidence),
             "evidence_text_scores": sorted(round(e.item.text_score, 6) for e in job.evidence
                                            if e.item.text_score is not None),
+            "evidence_question_scores": _scores(e.item.question_score for e in job.evidence),
             "calls": sorted(role for role, *_ in job.model_calls.values())}
+
+
+def _scores(scores: Any) -> list[float | None]:
+    """Scores rounded, None (no score) first: comparable between the ledgers."""
+    rounded = [None if s is None else round(s, 6) for s in scores]
+    return sorted(rounded, key=lambda s: (s is not None, s or 0.0))
+
+
+def _served_from_cache(seed: int, meta: dict[str, Any], question: str) -> tuple[int, int]:
+    """(evidence items, of which served from the evidence cache) of the job in memory."""
+    ledger = MemoryLedger()
+    ledger.sources.update(DESCRIPTIONS)
+    job_id = ledger.add_job(question, collection=COLLECTION, meta=meta)
+    _run(ledger, seed, job_id)
+    job = ledger.jobs[job_id]
+    cached = {r.id for r in job.requests.values() if r.cache_hit}
+    return len(job.evidence), sum(e.request_id in cached for e in job.evidence)
 
 
 def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question: str
@@ -80,6 +98,8 @@ def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question:
                                   .where(EvidenceItemRow.job_id == job_id)).all()
         text_scores = session.scalars(select(EvidenceItemRow.text_score)
                                       .where(EvidenceItemRow.job_id == job_id)).all()
+        question_scores = session.scalars(select(EvidenceItemRow.question_score)
+                                          .where(EvidenceItemRow.job_id == job_id)).all()
         assert job is not None and budget is not None
         return {"result": _comparable(job.result),
                 "used": {d: float(getattr(budget, f"used_{d.value}")) for d in BudgetDimension
@@ -89,6 +109,7 @@ def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question:
                 "evidence_sources": sorted(s or "" for s in sources),
                 "evidence_text_scores": sorted(round(s, 6) for s in text_scores
                                                if s is not None),
+                "evidence_question_scores": _scores(question_scores),
                 "calls": sorted(calls)}
 
 
@@ -114,6 +135,9 @@ def test_sql_and_memory_ledgers_keep_the_same_books(sql_ledger, seed, route, ste
     assert _sql_books(sql_ledger, seed, meta, question) == books
     # every item keeps the search's text cosine, for the sufficiency check to read
     assert len(books["evidence_text_scores"]) == len(books["evidence_sources"])
+    # and its question's cosine, for the verifier, unless the evidence cache served it
+    items, cached = _served_from_cache(seed, meta, question)
+    assert sum(s is not None for s in books["evidence_question_scores"]) == items - cached
 
 
 def _sql_job(ledger: SqlFlowLedger) -> str:

@@ -26,6 +26,18 @@ def similarity(embedder: MiniLmEmbedder) -> Similarity:
     return Similarity(embedder)
 
 
+class CountingEmbedder:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: MiniLmEmbedder):
+        self.inner, self.texts = inner, 0
+        self.dim = inner.dim
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
 def ev(doc: str, text: str, *, title: str = "", score: float = 0.6, index: int = 0,
        chunk: int = 0) -> Evidence:
     """One evidence item; the chunk id is ``doc::chunk``."""

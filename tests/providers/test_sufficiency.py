@@ -1,5 +1,5 @@
 from ragq.providers.offline.sufficiency import check
-from tests.providers.conftest import ev
+from tests.providers.conftest import CountingEmbedder, ev
 
 REFUNDS = ev("policy", "Refunds are issued within 14 days of the request. Annual plans are "
              "refunded pro rata.", title="Refund policy")
@@ -28,18 +28,6 @@ def test_off_topic_evidence_is_insufficient(similarity):
 def test_no_evidence_is_insufficient(similarity):
     verdict = check("Who composed Finlandia?", [], similarity)
     assert not verdict.sufficient and verdict.reason == "no evidence"
-
-
-class CountingEmbedder:
-    """The real embedder, counting the texts it is asked to embed."""
-
-    def __init__(self, inner):
-        self.inner, self.texts = inner, 0
-        self.dim = inner.dim
-
-    def embed(self, texts):
-        self.texts += len(texts)
-        return self.inner.embed(texts)
 
 
 def test_the_searchs_own_cosine_is_read_instead_of_embedding_again(embedder):

@@ -1,5 +1,5 @@
 from ragq.providers.offline.verifier import verify
-from tests.providers.conftest import ev
+from tests.providers.conftest import CountingEmbedder, ev
 
 SIBELIUS = ev("finlandia", "Finlandia is a tone poem by the Finnish composer Jean Sibelius, "
               "written in 1899.", title="Finlandia")
@@ -34,3 +34,51 @@ def test_no_evidence_asks_the_question_again(similarity):
     result = verify("Who composed Finlandia?", [], [], similarity)
     assert not result.sufficient and result.confidence == 0.0
     assert result.follow_up_queries == ["Who composed Finlandia?"]
+
+
+QUESTION = "When were Finlandia and the Karelia Suite composed?"
+OTHERS = [ev(f"other{i}", f"Symphony number {i} premiered in Helsinki.", title=f"Symphony {i}",
+             score=0.5 - i / 100) for i in range(4)]
+
+
+def _scored(items, embedder, question=QUESTION):
+    """``items`` as a search scoring ``question`` would return them: each with the cosine of
+    the question with its titled text."""
+    from ragq.providers.offline.similarity import Similarity
+
+    titled = [f"{e.title}\n{e.text}" for e in items]
+    scores = Similarity(embedder).scores(question, titled)
+    return [e.model_copy(update={"question_score": s}) for e, s in zip(items, scores,
+                                                                        strict=True)]
+
+
+def test_the_searchs_question_scores_are_read_instead_of_embedding_again(embedder):
+    from ragq.providers.offline.similarity import Similarity
+
+    evidence = [SIBELIUS, KARELIA.model_copy(update={"score": 0.7}), *OTHERS]
+    fresh = verify(QUESTION, evidence, ["1899", "1893"], Similarity(embedder))
+    counting = CountingEmbedder(embedder)
+    read = verify(QUESTION, _scored(evidence, embedder), ["1899", "1893"],
+                  Similarity(counting))
+    assert counting.texts == 0
+    assert (read.sufficient, read.reason) == (fresh.sufficient, fresh.reason)
+    assert abs(read.confidence - fresh.confidence) < 1e-4
+    low = [e.model_copy(update={"question_score": 0.1}) for e in evidence]
+    lowered = verify(QUESTION, low, ["1899", "1893"], Similarity(counting))
+    assert "similarity 0.10" in lowered.reason and lowered.confidence < fresh.confidence
+
+
+def test_one_top_item_without_a_question_score_embeds_the_top_texts(embedder):
+    from ragq.providers.offline.similarity import Similarity
+
+    scored = _scored([SIBELIUS, KARELIA, *OTHERS], embedder)
+    counting = CountingEmbedder(embedder)
+    unscored_top = [*scored[:4], scored[4].model_copy(update={"question_score": None}),
+                    scored[5]]
+    verify(QUESTION, unscored_top, [], Similarity(counting))
+    assert counting.texts == 6  # the question and the five best texts
+    # an item below the five best needs no score
+    counting.texts = 0
+    unscored_sixth = [*scored[:5], scored[5].model_copy(update={"question_score": None})]
+    verify(QUESTION, unscored_sixth, [], Similarity(counting))
+    assert counting.texts == 0

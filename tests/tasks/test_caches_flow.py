@@ -40,6 +40,14 @@ def _requests(stack, job_id: str) -> list[tuple[bool, list[tuple[str, str]]]]:
             for r in rows]
 
 
+def _question_scored(stack, job_id: str) -> list[bool]:
+    """Whether each evidence item of the job has a question score, as the ledger keeps it."""
+    with session_scope(build_ledger_engine(stack.settings), readonly=True) as session:
+        scores = session.scalars(select(EvidenceItemRow.question_score)
+                                 .where(EvidenceItemRow.job_id == job_id)).all()
+        return [s is not None for s in scores]
+
+
 def test_a_public_requester_never_gets_staff_chunks_from_the_cache(stack, collection, tmp_path):
     ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", [PUBLIC, STAFF]),
                 collection=collection)
@@ -57,9 +65,12 @@ def test_a_public_requester_never_gets_staff_chunks_from_the_cache(stack, collec
 def test_re_ingesting_a_new_version_makes_cached_evidence_miss(stack, collection, tmp_path):
     ingest_path(stack.settings, write_jsonl(tmp_path / "v1.jsonl", [PUBLIC]),
                 collection=collection)
-    _ask(stack, collection, tmp_path, ["public"], "first")
+    first = _ask(stack, collection, tmp_path, ["public"], "first")
     cached = _ask(stack, collection, tmp_path, ["public"], "cached")
     assert [hit for hit, _ in _requests(stack, cached["job_id"])] == [True]
+    # the search scored the job's question; the cache keeps no question's score
+    assert _question_scored(stack, first["job_id"]) == [True]
+    assert _question_scored(stack, cached["job_id"]) == [False]
     newer = {**PUBLIC, "source_version": "v2",
              "text": "Annual plans can be refunded within 30 days of purchase."}
     ingest_path(stack.settings, write_jsonl(tmp_path / "v2.jsonl", [newer]),
