@@ -71,7 +71,7 @@ from ragq.ledger.views import (
     metrics_snapshot,
     ping,
 )
-from ragq.ledger.waiting_line import WaitingLine, claim_next, open_job_count
+from ragq.ledger.waiting_line import WaitingLine, claim_due, claim_next, open_job_count
 from ragq.ledger.webhooks import (
     ClaimedDelivery,
     claim_delivery,
@@ -110,6 +110,7 @@ __all__ = [
     "start_batch",
     # the waiting line of a backlog
     "WaitingLine",
+    "claim_due",
     "claim_next",
     "open_job_count",
     # the front door: reading back, reports

@@ -14,7 +14,7 @@ from ragq.ledger.documents import current_versions
 from ragq.ledger.flow_state import load_state
 from ragq.ledger.flow_writes import write
 from ragq.ledger.jobs import get_job
-from ragq.ledger.waiting_line import WaitingLine, claim_next
+from ragq.ledger.waiting_line import WaitingLine, claim_due
 from ragq.ledger.webhooks import first_attempts
 from ragq.orchestration.flow import Action, FlowConfig, JobState
 from ragq.schemas.statuses import BudgetDimension
@@ -60,7 +60,4 @@ class SqlFlowLedger:
             return first_attempts(session, job_ids=[job_id], batch_id=batch_id)
 
     def claim_next(self) -> list[str]:
-        if self._line is None:
-            return []
-        with session_scope(self._sessions) as session:
-            return claim_next(session, self._line)
+        return [] if self._line is None else claim_due(self._sessions, self._line)

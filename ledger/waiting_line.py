@@ -19,12 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, text, update
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, exists, func, or_, select, text, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
+from ragq.ledger.db import session_scope
 from ragq.ledger.models import TERMINAL_JOB_STATUSES, JobRow, JobStatus, utcnow
 
-__all__ = ["WaitingLine", "claim_next", "open_job_count"]
+__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "open_job_count"]
 
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
 _LINE_ORDER = (JobRow.created_at, JobRow.position, JobRow.id)  # a batch's in its line order
@@ -45,6 +47,26 @@ def open_job_count(session: Session) -> int:
     return int(session.scalar(
         select(func.count()).select_from(JobRow)
         .where(JobRow.status.in_(_OPEN), JobRow.dispatched_at.is_not(None))) or 0)
+
+
+def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[str]:
+    """:func:`claim_next` in its own transaction, after a read that finds anything to claim at
+    all: most endings have no backlog behind them, and a read takes no write lock (SQLite has
+    one for the whole ledger)."""
+    with session_scope(bind, readonly=True) as session:
+        if not has_waiting(session, line):
+            return []
+    with session_scope(bind) as session:
+        return claim_next(session, line)
+
+
+def has_waiting(session: Session, line: WaitingLine, *, now: datetime | None = None) -> bool:
+    """True when a job waits unsent, or was sent and lost (see :func:`claim_next`)."""
+    before = (now or utcnow()) - line.resend_after
+    lost = and_(JobRow.dispatched_at < before, JobRow.started_at.is_(None))
+    return bool(session.scalar(select(
+        exists().where(JobRow.status == JobStatus.QUEUED,
+                       or_(JobRow.dispatched_at.is_(None), lost)))))
 
 
 def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = None

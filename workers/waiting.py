@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ragq.ledger import claim_next, session_scope
+from ragq.ledger import claim_due
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.workers.wiring import waiting_line
@@ -26,8 +26,7 @@ def start_waiting_jobs(app: Celery, engine: Engine, settings: Settings) -> int:
     """Claim the waiting jobs the window has room for and send their route steps (one
     producer for them all); returns how many were sent. Raises LedgerError when the ledger
     cannot be written; a broker error leaves the claimed jobs to be sent again later."""
-    with session_scope(engine) as session:
-        claimed = claim_next(session, waiting_line(settings))
+    claimed = claim_due(engine, waiting_line(settings))
     if not claimed:
         return 0
     with app.producer_or_acquire() as producer:

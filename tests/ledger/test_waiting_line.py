@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from ragq.ledger import (
     WaitingLine,
     cancel_job,
+    claim_due,
     claim_next,
     get_job,
     open_job_count,
@@ -18,6 +19,7 @@ from ragq.ledger import (
 )
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.models import utcnow
+from ragq.ledger.waiting_line import has_waiting
 from ragq.schemas.statuses import JobStatus
 from tests.ledger.conftest import Race
 from tests.ledger.test_jobs import finish, new_batch
@@ -88,3 +90,20 @@ def test_concurrent_claims_never_share_a_job_nor_overfill_the_window(engine: Eng
     everyone = [job_id for part in claimed for job_id in part]
     assert sorted(everyone) == sorted(ids[:5])
     assert opened(engine) == 5
+
+
+def test_nothing_waits_once_every_job_was_sent_until_a_send_is_lost(engine: Engine):
+    _, ids = new_batch(engine, 2)
+
+    def waits(**at: object) -> bool:
+        with session_scope(engine, readonly=True) as session:
+            return has_waiting(session, LINE, **at)  # type: ignore[arg-type]
+
+    assert waits()
+    assert claim_due(engine, LINE) == ids
+    assert not waits() and claim_due(engine, LINE) == []
+    later = utcnow() + timedelta(minutes=11)
+    assert waits(now=later)  # neither started: their route steps count as lost then
+    start(engine, ids[0])
+    start(engine, ids[1])
+    assert not waits(now=later)
