@@ -42,12 +42,17 @@ def _run(ledger: Any, seed: int, job_id: str) -> None:
     InlineDispatcher(runner).run(job_id)
 
 
-def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, Any]:
+def _finished_memory_job(seed: int, meta: dict[str, Any], question: str) -> Any:
+    """The job, run to its end on a fresh in-memory ledger."""
     ledger = MemoryLedger()
     ledger.sources.update(DESCRIPTIONS)
     job_id = ledger.add_job(question, collection=COLLECTION, meta=meta)
     _run(ledger, seed, job_id)
-    job = ledger.jobs[job_id]
+    return ledger.jobs[job_id]
+
+
+def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, Any]:
+    job = _finished_memory_job(seed, meta, question)
     assert job.budget is not None
     return {"result": _comparable(job.result),
             "used": {d: float(job.budget.used[d]) for d in BudgetDimension
@@ -69,11 +74,7 @@ def _scores(scores: Any) -> list[float | None]:
 
 def _served_from_cache(seed: int, meta: dict[str, Any], question: str) -> tuple[int, int]:
     """(evidence items, of which served from the evidence cache) of the job in memory."""
-    ledger = MemoryLedger()
-    ledger.sources.update(DESCRIPTIONS)
-    job_id = ledger.add_job(question, collection=COLLECTION, meta=meta)
-    _run(ledger, seed, job_id)
-    job = ledger.jobs[job_id]
+    job = _finished_memory_job(seed, meta, question)
     cached = {r.id for r in job.requests.values() if r.cache_hit}
     return len(job.evidence), sum(e.request_id in cached for e in job.evidence)
 
