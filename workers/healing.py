@@ -167,17 +167,18 @@ def _extend_deadlines(settings: Settings, outage_s: float) -> None:
 
 
 def watch(settings: Settings, stop: threading.Event) -> None:
-    """Heal the recorded stack until ``stop`` is set or the stack is no longer recorded."""
+    """Heal the recorded stack until ``stop`` is set or the stack is no longer recorded; sweep
+    the waiting line beside it, in its own thread, so a sweep waiting on a broker that is down
+    never holds back the restart of that broker."""
+    sweeper = threading.Thread(target=_sweep_until, args=(settings, stop), daemon=True,
+                               name="waiting-line-sweep")
+    sweeper.start()
     seen: dict[str, float] = {}
-    sweep_at = time.monotonic() + WAITING_SWEEP_S
     while not stop.wait(settings.supervisor_poll_s):
         _reap_children()
         state = load_state(settings)
         if state is None:
             return
-        if time.monotonic() >= sweep_at:
-            sweep_waiting(settings)
-            sweep_at = time.monotonic() + WAITING_SWEEP_S
         for record in state.processes:
             if record.name == SUPERVISOR or stop.is_set():
                 continue
@@ -188,6 +189,11 @@ def watch(settings: Settings, stop: threading.Event) -> None:
                 heal(settings, record.name, known_good_at=seen.get(record.name, time.time()))
             except Exception:  # keep watching the others; the next poll tries again
                 log.exception("could not restart %s", record.name)
+
+
+def _sweep_until(settings: Settings, stop: threading.Event) -> None:
+    while not stop.wait(WAITING_SWEEP_S):
+        sweep_waiting(settings)
 
 
 def sweep_waiting(settings: Settings) -> None:

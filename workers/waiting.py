@@ -24,13 +24,15 @@ log = logging.getLogger(__name__)
 
 def start_waiting_jobs(app: Celery, engine: Engine, settings: Settings) -> int:
     """Claim the waiting jobs the window has room for and send their route steps (one
-    producer for them all); returns how many were sent. Raises LedgerError when the ledger
-    cannot be written; a broker error leaves the claimed jobs to be sent again later."""
-    claimed = claim_due(engine, waiting_line(settings))
-    if not claimed:
-        return 0
+    producer for them all); returns how many were sent. The broker is reached first: one that
+    is down raises kombu's OperationalError before any job is claimed, rather than leaving the
+    claimed jobs to be sent again only after the redelivery time. Raises LedgerError when the
+    ledger cannot be written."""
     with app.producer_or_acquire() as producer:
+        producer.connection.ensure_connection(max_retries=1)
+        claimed = claim_due(engine, waiting_line(settings))
         for job_id in claimed:
             app.send_task(Task.ROUTE, args=(job_id,), producer=producer)
-    log.info("started %d waiting job(s)", len(claimed))
+    if claimed:
+        log.info("started %d waiting job(s)", len(claimed))
     return len(claimed)
