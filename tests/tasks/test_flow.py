@@ -58,8 +58,8 @@ def ledger_counts(settings, job_id: str) -> dict[str, int]:
         counts["citations"] = session.scalar(
             select(func.count()).select_from(CitationRow).join(AnswerRow)
             .where(AnswerRow.job_id == job_id))
-        budget = session.get(JobBudgetRow, job_id)
-        counts.update({f"used_{d.value}": int(getattr(budget, f"used_{d.value}"))
+        budget = session.get(JobBudgetRow, job_id)  # none until the job starts
+        counts.update({f"used_{d.value}": int(getattr(budget, f"used_{d.value}", 0))
                        for d in BudgetDimension if d is not BudgetDimension.LATENCY_MS})
     return counts
 
@@ -207,6 +207,9 @@ def test_cancelling_a_batch_stops_its_open_jobs_and_keeps_finished_results(stack
     else:
         raise AssertionError("cancelled jobs kept writing to the ledger")
     assert any(c["answers"] == 0 for c in before.values())  # stopped before answering
+    # The window (16 with this pool) kept most of the 30 waiting: those never started and
+    # spent nothing.
+    assert any(c["model_calls"] == 0 and c["used_steps"] == 0 for c in before.values())
     # A cancelled job still returns what it had found, and says why it stopped.
     assert all(r["stop_reason"] == "cancelled" and "evidence_doc_ids" in r
                for r in got if r["status"] == "cancelled")
