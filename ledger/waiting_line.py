@@ -73,9 +73,10 @@ def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = No
                ) -> list[str]:
     """Mark the jobs to send now as sent; returns their ids, lost sends first, then the oldest
     waiting jobs the window has room for (all of them when it has no limit)."""
-    now = now or utcnow()
+    session.connection()  # SQLite: BEGIN IMMEDIATE, the write lock, taken here
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+    now = now or utcnow()  # once the lock is held: no earlier than the ending that made room
     lost = _lost_sends(session, now - line.resend_after)
     room = None if line.window is None else max(0, line.window - open_job_count(session))
     waiting = [] if room == 0 else _waiting(session, room)
