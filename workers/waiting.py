@@ -1,7 +1,8 @@
 """Starting waiting jobs from outside a flow step: after a submission or a cancel (the front
 door) and on the supervisor's sweep. A job's ending starts the next ones itself, in the step
-that ended it (:class:`ragq.tasks.runner.Runner`); the claim is the same one,
-:func:`ragq.ledger.claim_next`, which says what the window and the lost sends are."""
+that ended it (:class:`ragq.tasks.runner.Runner`); both claim through
+:func:`ragq.ledger.claim_due`, and :mod:`ragq.ledger.waiting_line` says what the window and the
+lost sends are."""
 
 from __future__ import annotations
 
