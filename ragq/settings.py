@@ -188,15 +188,15 @@ class Settings(BaseSettings):
     vector_worker_threads: int = Field(
         default_factory=lambda: max(2, os.cpu_count() or 2), ge=1, le=256,
         description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores.")
-    # The I/O pool stays narrow by default: with hundreds of threads (or several processes) a
-    # worker that loses a Redis broker mid-batch crashes in kombu while it restores its unacked
-    # messages, and healing from a broker restart then takes over a minute (see README).
+    # The I/O pool is wide by default: a model call waits on HTTP, and a waiting thread costs
+    # no CPU, so the model's latency, not our threads, bounds a backlog. One process per core
+    # (at most 8): the steps between two model calls are Python and hold the GIL.
     general_worker_processes: int = Field(
-        1, ge=1, le=64,
+        default_factory=lambda: min(8, max(1, os.cpu_count() or 1)), ge=1, le=64,
         description="Processes of the I/O pool: the steps between model calls are Python and "
         "take the GIL, so one process per core keeps every core deciding and recording.")
     general_worker_threads: int = Field(
-        4, ge=1, le=2048,
+        256, ge=1, le=2048,
         description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "
         "may wait at once. A waiting thread costs no CPU.")
     max_open_jobs: int | None = Field(

@@ -7,6 +7,7 @@ from typing import Any
 from kombu import Queue as KombuQueue
 
 from ragq.settings import Settings
+from ragq.workers import broker_transport
 from ragq.workers.queues import Queue, route_task
 
 #: Used when no broker is known, so a stray send fails loudly instead of reaching a default
@@ -26,6 +27,8 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
     hard_limit = settings.task_time_limit_s
     return {
         "broker_url": broker,
+        # None lets the URL's scheme choose (amqp://: kombu's own).
+        "broker_transport": _transport(broker),
         "result_backend": backend,
         "task_serializer": "json",
         "result_serializer": "json",
@@ -59,6 +62,13 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "task_send_sent_event": True,
         "worker_hijack_root_logger": False,
     }
+
+
+def _transport(broker_url: str) -> str | None:
+    """Redis and Valkey brokers get kombu's Redis transport with its lost-broker crash mended
+    (see :mod:`ragq.workers.broker_transport`)."""
+    scheme = broker_url.partition("://")[0].lower()
+    return broker_transport.TRANSPORT if scheme in {"redis", "rediss"} else None
 
 
 def _transport_options(settings: Settings) -> dict[str, int]:

@@ -36,7 +36,8 @@ def test_a_run_and_a_backlog_report_what_the_stack_did(
     assert run["routes"] == {"bounded": 3}
     assert run["model_calls_per_job"] == CALLS_PER_JOB
     assert run["model_requests"] == 3 * CALLS_PER_JOB
-    assert 1 <= run["peak_in_flight"] <= settings.general_worker_threads
+    assert 1 <= run["peak_in_flight"] <= (settings.general_worker_processes
+                                          * settings.general_worker_threads)
     assert run["wall_s"] > 0 and run["longest_critical_path_s"] > 0
     assert run["cpu_s_per_job"] > 0 and {"valkey", "vector", "general"} <= set(
         run["cpu_s_by_process"])

@@ -12,9 +12,19 @@ from ragq.workers.supervisor import worker_argv, worker_specs
 
 def test_cpu_work_gets_a_pool_sized_to_the_cores_in_both_topologies(tmp_path):
     for extra in ({}, {"qdrant_url": "http://127.0.0.1:6333", "broker_url": "redis://x"}):
-        vector, general = worker_specs(build_settings(home=tmp_path, **extra))
+        vector, *general = worker_specs(build_settings(home=tmp_path, **extra))
         assert (vector.queues, vector.threads) == (VECTOR_QUEUES, max(2, os.cpu_count() or 2))
-        assert (general.name, general.queues, general.threads) == ("general", GENERAL_QUEUES, 4)
+        # model calls: a wide I/O pool, one process per core (at most 8), 256 threads each
+        processes = min(8, os.cpu_count() or 1)
+        assert [(s.name, s.queues, s.threads) for s in general] == [
+            ("general" if n == 1 else f"general{n}", GENERAL_QUEUES, 256)
+            for n in range(1, processes + 1)]
+
+
+def test_the_io_pool_has_one_process_per_core_up_to_eight(tmp_path, monkeypatch):
+    for cores, processes in ((1, 1), (2, 2), (64, 8)):
+        monkeypatch.setattr(os, "cpu_count", lambda cores=cores: cores)
+        assert build_settings(home=tmp_path).general_worker_processes == processes
 
 
 def test_the_io_pool_widens_to_processes_of_many_threads(tmp_path):
@@ -35,7 +45,8 @@ def test_the_window_of_open_jobs_follows_the_io_pool_up_to_a_cap(tmp_path):
     def window(**given: object) -> int | None:
         return build_settings(home=tmp_path, **given).open_jobs_window
 
-    assert window() == 16  # 4 per thread of the default pool (one process of 4)
+    assert window() == 256  # the default pool: capped
+    assert window(general_worker_processes=1, general_worker_threads=4) == 16  # 4 per thread
     assert window(general_worker_processes=2, general_worker_threads=8) == 64
     assert window(general_worker_processes=2, general_worker_threads=256) == 256
     assert window(max_open_jobs=1000, general_worker_threads=2) == 1000  # given: as given

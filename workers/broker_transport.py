@@ -1,0 +1,41 @@
+"""kombu's Redis transport, with one defect mended: a worker that loses its broker must not crash.
+
+When the broker goes away, Celery's consumer first *collects* the broken connection (which
+detaches the transport from it: ``transport.client = None``) and only then closes it. Closing
+a channel that still holds unacknowledged deliveries gives them back through a new client
+pool, built from ``transport.client``, and kombu's ``_connparams`` dereferences that ``None``:
+an ``AttributeError`` no close path ignores, so the worker died ("Unrecoverable error") instead
+of reconnecting. Workers with many threads hold unacked deliveries at nearly every moment,
+so with a wide I/O pool it happened on almost every broker restart.
+
+Here a detached channel says what it is, a lost connection, which every close and ack path
+already ignores; the deliveries it could not give back stay in the broker's unacked set and
+come back after the visibility timeout, exactly as when the give-back itself meets a dead
+broker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kombu.transport import redis as kombu_redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+#: ``broker_transport`` for a Redis or Valkey broker URL (see ``celeryconfig``).
+TRANSPORT = f"{__name__}:Transport"
+
+
+class DetachedChannelError(RedisConnectionError):
+    """A channel asked for a new broker client after its connection was closed."""
+
+
+class Channel(kombu_redis.Channel):
+    def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
+        if self.connection.client is None:
+            raise DetachedChannelError(
+                "the broker connection of this channel is closed (it was lost)")
+        return super()._connparams(asynchronous=asynchronous)
+
+
+class Transport(kombu_redis.Transport):
+    Channel = Channel
