@@ -49,6 +49,13 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "task_publish_retry": True,
         "task_publish_retry_policy": {"max_retries": 60, "interval_start": 0,
                                       "interval_step": 0.5, "interval_max": 1.0},
+        # A result the backend cannot take now (the broker, which is also the backend, is
+        # restarting) is stored again until it can, for about a minute: a layer's chord counts
+        # its pipelines' results, and one result lost left its job waiting forever.
+        "result_backend_always_retry": True,
+        "result_backend_max_retries": 60,
+        "result_backend_base_sleep_between_retries_ms": 100,
+        "result_backend_max_sleep_between_retries_ms": 1000,
         "broker_transport_options": _transport_options(settings),
         "result_backend_transport_options": _transport_options(settings),
         "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
