@@ -18,6 +18,7 @@ from ragq.ledger.jobs import finish_job, set_job_status
 from ragq.ledger.models import JobRow, SubQueryRow, utcnow
 from ragq.ledger.results import build_result, review_summary
 from ragq.ledger.reviews import queue_review
+from ragq.ledger.stalls import record_next_step
 from ragq.ledger.steps import (
     finish_sub_query,
     mark_in_context,
@@ -44,6 +45,7 @@ from ragq.orchestration.flow import (
     RecordAskRoute,
     RecordCheck,
     RecordModelCall,
+    RecordNextStep,
     RecordPlan,
     RecordReading,
     RecordRetrieval,
@@ -217,6 +219,10 @@ def _finish_job(session: Session, job_id: str, action: FinishJob) -> None:
                      outcome=escalation.outcome)
 
 
+def _record_next_step(session: Session, job_id: str, action: RecordNextStep) -> None:
+    record_next_step(session, job_id, action.step)
+
+
 WRITERS: dict[type[Action], Writer] = {
     SetStatus: _set_status,
     OpenBudget: _open_budget,
@@ -237,6 +243,7 @@ WRITERS: dict[type[Action], Writer] = {
     MarkInContext: _mark_in_context,
     RecordAnswer: _record_answer,
     FinishJob: _finish_job,
+    RecordNextStep: _record_next_step,
 }
 
 

@@ -26,6 +26,8 @@ from ragq.orchestration.flow import (
     AskState,
     BudgetState,
     Charge,
+    Enqueue,
+    EnqueueLayer,
     Escalation,
     EvidenceState,
     FinishJob,
@@ -39,6 +41,7 @@ from ragq.orchestration.flow import (
     RecordAskRoute,
     RecordCheck,
     RecordModelCall,
+    RecordNextStep,
     RecordPlan,
     RecordReading,
     RecordRetrieval,
@@ -113,6 +116,7 @@ class MemoryJob:
     endings: int = 0
     review: Escalation | None = None
     source_routes: dict[str, RecordSourceRoute] = field(default_factory=dict)
+    next_step: Enqueue | EnqueueLayer | None = None
 
 
 class MemoryLedger:
@@ -342,6 +346,9 @@ class _MemoryWriter:
         job.review = action.review
         job.result = _result(job, action)
 
+    def record_next_step(self, job: MemoryJob, action: RecordNextStep) -> None:
+        job.next_step = action.step
+
     def _update_sub_query(self, job: MemoryJob, sub_query_id: str, **values: Any) -> None:
         for key, sq in job.sub_queries.items():
             if sq.id == sub_query_id:
@@ -368,6 +375,7 @@ _WRITERS: dict[type[Action], Callable[[_MemoryWriter, MemoryJob, Any], BudgetDim
     MarkInContext: _MemoryWriter.mark_in_context,
     RecordAnswer: _MemoryWriter.record_answer,
     FinishJob: _MemoryWriter.finish_job,
+    RecordNextStep: _MemoryWriter.record_next_step,
 }
 
 

@@ -204,6 +204,11 @@ class Settings(BaseSettings):
         description="Jobs sent and not yet ended, at most; the rest of a backlog waits unsent, "
         "its latency budget not yet counting. Unset: 4 per thread of the I/O pool, at most 256; "
         "0: no limit.")
+    stall_after_s: float = Field(
+        30.0, gt=0, le=86_400,
+        description="An open job nothing has moved for this long (no charge), whose tasks no "
+        "worker holds and no queue holds, gets its last message again from the supervisor: "
+        "it was lost with a broker or worker that died.")
     flower_port: int = Field(5555, ge=1, le=65535)
     start_timeout_s: float = Field(60.0, gt=0)
     supervisor_poll_s: float = Field(

@@ -65,6 +65,10 @@ class InlineDispatcher:
     def run(self, job_id: str) -> None:
         """Run the job from its first step until nothing is left to do."""
         self.enqueue(job_id, Task.ROUTE, ())
+        self.drain()
+
+    def drain(self) -> None:
+        """Run what was sent, and what that sends, until nothing is left to do."""
         while self._queue:
             self._queue.popleft()()
 

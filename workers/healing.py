@@ -194,6 +194,7 @@ def watch(settings: Settings, stop: threading.Event) -> None:
 def _sweep_until(settings: Settings, stop: threading.Event) -> None:
     while not stop.wait(WAITING_SWEEP_S):
         sweep_waiting(settings)
+        sweep_stalled(settings)
 
 
 def sweep_waiting(settings: Settings) -> None:
@@ -207,6 +208,30 @@ def sweep_waiting(settings: Settings) -> None:
         start_waiting_jobs(client_app(settings), resources_for(settings).engine, settings)
     except Exception as exc:  # the next sweep tries again
         log.warning("starting waiting jobs failed: %s", exc)
+
+
+def sweep_stalled(settings: Settings) -> None:
+    """Resume the open jobs nothing carries any more: their next message was lost with a
+    broker or worker that died at the wrong moment (see :mod:`ragq.workers.stalls`)."""
+    from ragq.workers.client import client_app
+    from ragq.workers.redelivery import uses_redis_transport
+    from ragq.workers.resources import resources_for
+    from ragq.workers.stalls import resume_stalled_jobs
+
+    try:
+        state = load_state(settings)
+        app = client_app(settings)
+        if state is None or not uses_redis_transport(app):
+            return
+        workers = sum(1 for p in state.processes if node_prefix(p) is not None)
+        resumed = resume_stalled_jobs(app, resources_for(settings).engine,
+                                      idle_s=settings.stall_after_s, workers=workers,
+                                      running_for_s=settings.task_time_limit_s)
+    except Exception as exc:  # the next sweep tries again
+        log.warning("resuming stalled jobs failed: %s", exc)
+        return
+    if resumed:
+        log.warning("resumed %d stalled job(s): %s", len(resumed), ", ".join(resumed))
 
 
 def _reap_children() -> None:

@@ -40,22 +40,31 @@ def uses_redis_transport(app: Celery) -> bool:
         return bool(conn.transport.driver_type == "redis")
 
 
-def held_task_ids(app: Celery, timeout_s: float, workers: int) -> set[str]:
-    """Ids of the tasks the stack's ``workers`` hold: reserved first, then active, so a task
-    that moves from one to the other between the two questions is still seen.
+def held_requests(app: Celery, timeout_s: float, workers: int) -> list[dict[str, object]]:
+    """The requests (task id, name, arguments) the stack's ``workers`` hold: reserved first,
+    then active, then scheduled (a retry waiting out its countdown), so a task that moves from
+    one to the next between the questions is still seen.
 
-    Raises StackError when fewer than ``workers`` answer both (one still reconnecting to a
-    broker that has just come back): its tasks would look like nobody's and run twice.
+    Raises StackError when fewer than ``workers`` answer each question (one still reconnecting
+    to a broker that has just come back): its tasks would look like nobody's and run twice.
     """
+    if workers == 0:
+        return []
     inspect = app.control.inspect(timeout=timeout_s, limit=workers)
-    held: set[str] = set()
-    for replies in (inspect.reserved() or {}, inspect.active() or {}):
+    held: list[dict[str, object]] = []
+    for ask in (inspect.reserved, inspect.active, inspect.scheduled):
+        replies = ask() or {}
         if len(replies) < workers:
             raise StackError(f"{len(replies)} of {workers} workers answered "
                              f"({sorted(replies)}); not restoring anything yet")
         for requests in replies.values():
-            held.update(str(r.get("id")) for r in requests)
+            held.extend(r.get("request", r) for r in requests)  # scheduled: {"eta", "request"}
     return held
+
+
+def held_task_ids(app: Celery, timeout_s: float, workers: int) -> set[str]:
+    """Ids of the tasks the stack's ``workers`` hold (see :func:`held_requests`)."""
+    return {str(r.get("id")) for r in held_requests(app, timeout_s, workers)}
 
 
 def restore_orphans(app: Celery, *, workers: int, timeout_s: float = 2.0) -> Restored:

@@ -102,6 +102,10 @@ class JobRow(Base):
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # The job-level message its last step sent (see ragq.ledger.stalls), and when the
+    # supervisor last sent it again because nothing carried the job on.
+    next_step: Mapped[dict[str, Any] | None]
+    resumed_at: Mapped[datetime | None]
 
 
 class BatchInputErrorRow(Base):

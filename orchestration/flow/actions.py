@@ -261,11 +261,20 @@ class FinishJob(Action):
     review: Escalation | None = None
 
 
+@dataclass(frozen=True)
+class RecordNextStep(Action):
+    """The job-level message this step hands the job on with, kept on the job: a job whose
+    message was lost (a broker or worker that died at the wrong moment) is resumed by sending
+    it again (see :mod:`ragq.ledger.stalls`). Added by ``decide``, never by a handler."""
+
+    step: Enqueue | EnqueueLayer
+
+
 LEDGER_WRITES: tuple[type[Action], ...] = (
     SetStatus, OpenBudget, Charge, RecordModelCall, RecordReading, RecordAskRoute,
     RecordAskPlan, RecordRoute, RecordPlan, RecordSubQueries,
     SetQueryText, RecordSourceRoute, RecordRetrieval, RecordCheck, FinishSubQuery,
-    RecordVerification, MarkInContext, RecordAnswer, FinishJob,
+    RecordVerification, MarkInContext, RecordAnswer, FinishJob, RecordNextStep,
 )
 
 

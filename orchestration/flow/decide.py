@@ -12,7 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ragq.orchestration.flow import answer, check, retrieve, rounds, start
-from ragq.orchestration.flow.actions import Action, validate_order
+from ragq.orchestration.flow.actions import (
+    LEDGER_WRITES,
+    Action,
+    Enqueue,
+    EnqueueLayer,
+    RecordNextStep,
+    validate_order,
+)
 from ragq.orchestration.flow.calls import settle
 from ragq.orchestration.flow.events import (
     CheckDue,
@@ -98,8 +105,20 @@ def decide(state: JobState, event: Event) -> list[Action]:
         actions = settle(event)
     else:
         actions = HANDLERS[type(event)](state, event)
+    actions = with_next_step(actions)
     validate_order(actions)
     return actions
+
+
+def with_next_step(actions: list[Action]) -> list[Action]:
+    """``actions`` with the job-level message they send recorded among their ledger writes,
+    last of them, so it commits with the step that sends it (and not when a charge before it
+    is refused)."""
+    sends = [a for a in actions if isinstance(a, Enqueue | EnqueueLayer)]
+    if not sends:
+        return actions
+    writes = sum(1 for a in actions if isinstance(a, LEDGER_WRITES))
+    return [*actions[:writes], RecordNextStep(sends[-1]), *actions[writes:]]
 
 
 def _after_the_end(state: JobState, event: Event) -> list[Action]:

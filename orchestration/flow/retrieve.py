@@ -99,10 +99,22 @@ class _Request:
                                state.acl, hits, latency_ms, dedup_of, cache_hit, self.sources)
 
 
+#: A sub-query in one of these has ended its pipeline.
+SETTLED = frozenset({SubQueryStatus.SUFFICIENT, SubQueryStatus.INSUFFICIENT,
+                     SubQueryStatus.FAILED, SubQueryStatus.SKIPPED})
+
+
 def on_retrieve_due(state: JobState, event: RetrieveDue) -> list[Action]:
     """A sub-query of a job with several sources not yet sent anywhere asks the source router
-    first; otherwise it is retrieved."""
+    first; otherwise it is retrieved. A sub-query that already settled (its layer sent again
+    to resume a job whose chord was lost, or a message delivered twice) replies what it found
+    at once: nothing of its pipeline runs or is paid twice."""
     sq = state.sub_query(event.round, event.index)
+    if sq.status in SETTLED:
+        sufficient = {SubQueryStatus.SUFFICIENT: True,
+                      SubQueryStatus.INSUFFICIENT: False}.get(SubQueryStatus(sq.status))
+        return [summary(sq, sufficient, finding=sq.finding,
+                        skipped=sq.status == SubQueryStatus.SKIPPED)]
     if state.routes_sources and not sq.sources:
         query = event.text or query_text(state, sq)
         request = SourceRouteRequest(query, state.sources)

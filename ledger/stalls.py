@@ -1,0 +1,108 @@
+"""Open jobs that nothing carries on any more, and the message that resumes each.
+
+Every step that hands its job on (a job-level step, or a layer's chord) records that message on
+the job (``jobs.next_step``) in the transaction it commits, and sends it after. When the message
+is lost — a broker killed between a layer's last reply and its chord body, a worker killed
+between commit and send — no step of the job would ever run again. Such a job is *idle*: open,
+started, no charge (every step pays one) for longer than the idle time, and not resumed within
+that time either. Whether anything still holds or queues a message of it is the broker's to
+say (:mod:`ragq.workers.stalls`); an idle job nothing holds is resumed by sending its recorded
+message again. Steps are idempotent, so a message that turns out to exist after all costs
+repeated work, never double writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from ragq.ledger.models import BudgetChargeRow, JobRow, utcnow
+from ragq.orchestration.flow import Enqueue, EnqueueLayer
+from ragq.schemas.statuses import JobStatus
+from ragq.schemas.tasks import Task
+
+#: A job in one of these is under way: started, not ended.
+UNDER_WAY = (JobStatus.ROUTING, JobStatus.PLANNING, JobStatus.RETRIEVING,
+             JobStatus.VERIFYING, JobStatus.SYNTHESIZING)
+
+Step = Enqueue | EnqueueLayer
+
+
+def step_json(step: Step) -> dict[str, Any]:
+    """How a job's next step is kept in the ledger."""
+    if isinstance(step, EnqueueLayer):
+        return {"layer": {"round": step.round, "layer": step.layer,
+                          "indexes": list(step.indexes)}}
+    return {"task": str(step.task), "args": list(step.args)}
+
+
+def step_of(data: dict[str, Any]) -> Step:
+    """The step :func:`step_json` kept. Raises KeyError or ValueError for anything else."""
+    if "layer" in data:
+        layer = data["layer"]
+        return EnqueueLayer(int(layer["round"]), int(layer["layer"]),
+                            tuple(int(i) for i in layer["indexes"]))
+    return Enqueue(str(data["task"]), tuple(data["args"]))
+
+
+@dataclass(frozen=True)
+class IdleJob:
+    """An open job nothing has moved for ``idle_s`` seconds, and the message it was last
+    handed on with."""
+
+    job_id: str
+    step: Step
+    idle_s: float
+
+
+def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
+              ) -> list[IdleJob]:
+    """The jobs under way with no charge, start or resumption in the last ``idle_s`` seconds,
+    oldest activity first. A job with no recorded next step has not finished its route step
+    (resumed from it), or was handed on before next steps were kept (left alone)."""
+    now = now or utcnow()
+    cutoff = now - timedelta(seconds=idle_s)
+    jobs = session.execute(
+        select(JobRow.id, JobRow.status, JobRow.next_step, JobRow.started_at,
+               JobRow.dispatched_at, JobRow.resumed_at)
+        .where(JobRow.status.in_(UNDER_WAY),
+               (JobRow.resumed_at.is_(None)) | (JobRow.resumed_at < cutoff))).all()
+    jobs = [j for j in jobs if j.next_step or j.status == JobStatus.ROUTING]
+    if not jobs:
+        return []
+    charged = dict(session.execute(
+        select(BudgetChargeRow.job_id, func.max(BudgetChargeRow.created_at))
+        .where(BudgetChargeRow.job_id.in_([j.id for j in jobs]))
+        .group_by(BudgetChargeRow.job_id)).all())
+    idle: list[IdleJob] = []
+    for job in jobs:
+        moved = [t for t in (charged.get(job.id), job.started_at, job.dispatched_at,
+                             job.resumed_at) if t is not None]
+        last = max(moved) if moved else None
+        if last is None or last < cutoff:
+            since = (now - last).total_seconds() if last else float("inf")
+            step = step_of(job.next_step) if job.next_step else Enqueue(Task.ROUTE, ())
+            idle.append(IdleJob(job.id, step, since))
+    return sorted(idle, key=lambda j: -j.idle_s)
+
+
+def mark_resumed(session: Session, job_ids: Sequence[str], *, now: datetime | None = None
+                 ) -> list[str]:
+    """Stamp the jobs still under way among ``job_ids`` as resumed now (so the next sweeps
+    leave them alone for the idle time); returns those ids."""
+    if not job_ids:
+        return []
+    rows = session.execute(
+        update(JobRow).where(JobRow.id.in_(list(job_ids)), JobRow.status.in_(UNDER_WAY))
+        .values(resumed_at=now or utcnow()).returning(JobRow.id)).all()
+    return [r.id for r in rows]
+
+
+def record_next_step(session: Session, job_id: str, step: Step) -> None:
+    session.execute(update(JobRow).where(JobRow.id == job_id)
+                    .values(next_step=step_json(step)))

