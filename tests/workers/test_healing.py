@@ -16,20 +16,10 @@ from ragq.schemas.statuses import JobStatus
 from ragq.workers.stack_state import load_state
 from tests.conftest import Stack
 
-FAULTS = [
-    # Known defect, seen in 2 of 4 full CI runs on 2026-12-01 (Redis+PostgreSQL stack): a
-    # general worker killed mid-batch can leave one job waiting in `routing` or `retrieving`
-    # (its next step never runs; cause not yet found). Kept running, and reported, not
-    # skipped; see the README.
-    pytest.param("general", marks=pytest.mark.xfail(
-        strict=False, reason="a general-worker kill can strand one job")),
-    "vector",
-    # Known defect, reproduced on the landed main of 2026-11-30 as well: a broker killed while a
-    # layer's last check returns can strand its job (the chord's after_layer is never sent) or
-    # fail it. Kept running, and reported, rather than skipped; see the README's Healing.
-    pytest.param("valkey", marks=pytest.mark.xfail(
-        strict=False, reason="a broker kill mid-chord can strand or fail one job")),
-]
+# Each kill once stranded a job now and then (a chord whose header result could not be stored
+# while the broker restarted; a step's message lost with its worker): the result backend now
+# retries its stores, and the supervisor resumes a job nothing carries (workers/stalls.py).
+FAULTS = ["general", "vector", "valkey"]
 
 
 @pytest.mark.parametrize("fault", FAULTS)
