@@ -45,9 +45,13 @@ def test_the_window_of_open_jobs_follows_the_io_pool_up_to_a_cap(tmp_path):
     def window(**given: object) -> int | None:
         return build_settings(home=tmp_path, **given).open_jobs_window
 
-    assert window() == 256  # the default pool: capped
-    assert window(general_worker_processes=1, general_worker_threads=4) == 16  # 4 per thread
-    assert window(general_worker_processes=2, general_worker_threads=8) == 64
-    assert window(general_worker_processes=2, general_worker_threads=256) == 256
+    model = {"provider": "openai", "openai_api_key": "sk-test"}
+    assert window(**model) == 256  # the default pool: capped
+    assert window(general_worker_processes=1, general_worker_threads=4, **model) == 16  # 4/thread
+    assert window(general_worker_processes=2, general_worker_threads=8, **model) == 64
+    assert window(general_worker_processes=2, general_worker_threads=256, **model) == 256
+    # offline, the model's answers are CPU work: 16 open jobs per I/O process
+    assert window(general_worker_processes=2, general_worker_threads=256) == 32
+    assert window(general_worker_processes=1, general_worker_threads=4) == 16
     assert window(max_open_jobs=1000, general_worker_threads=2) == 1000  # given: as given
     assert window(max_open_jobs=0) is None  # no limit
