@@ -28,9 +28,11 @@ def chat_server() -> Iterator[FakeOpenAIServer]:
 
 
 def openai_overrides(server: FakeOpenAIServer, home: Path, **more: object) -> dict[str, object]:
-    """Settings of a small stack whose every model role is answered by ``server``."""
+    """Settings of a small stack whose every model role is answered by ``server``: one I/O
+    process (the crash tests kill *the* general worker) of two threads."""
     return {"home": home, "provider": "openai", "openai_base_url": server.v1_url,
-            "openai_api_key": "sk-test", "general_worker_threads": 2,
+            "openai_api_key": "sk-test", "general_worker_processes": 1,
+            "general_worker_threads": 2,
             "vector_worker_threads": 2, **more}
 
 

@@ -73,7 +73,17 @@ def started_job(engine: Engine, collection: str = "c") -> str:
 
 
 def resume(app: Celery, engine: Engine, workers: int = 0) -> list[str]:
-    return resume_stalled_jobs(app, engine, idle_s=IDLE_S, workers=workers, running_for_s=300)
+    """One sweep's resumption; as the supervisor's next sweep would, tries again when the
+    broker dropped a connection this client held (an earlier test restarted the broker)."""
+    for attempt in range(3):
+        try:
+            return resume_stalled_jobs(app, engine, idle_s=IDLE_S, workers=workers,
+                                       running_for_s=300)
+        except app.connection().connection_errors:
+            if attempt == 2:
+                raise
+            time.sleep(1)
+    raise AssertionError("unreachable")
 
 
 def test_a_task_reported_running_past_the_time_limit_carries_nothing():

@@ -3,18 +3,23 @@ that is down leaves every job waiting (unclaimed), to be started by the next swe
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from kombu.exceptions import OperationalError
 
 from ragq.ledger import add_job, get_job, make_engine, session_scope, upgrade
 from ragq.settings import build_settings
 from ragq.workers.app import create_app
-from ragq.workers.processes import free_port
 from ragq.workers.waiting import start_waiting_jobs
 
 
 def test_a_broker_that_is_down_fails_the_start_before_any_job_is_claimed(tmp_path):
-    nobody = free_port("127.0.0.1")
+    # A port held bound and not listening refuses every connection, and no server another
+    # test starts meanwhile can take it (a port that was merely free once could be).
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    nobody = held.getsockname()[1]
     settings = build_settings(home=tmp_path, broker_url=f"redis://127.0.0.1:{nobody}/0")
     upgrade(settings.ledger_url)
     engine = make_engine(settings.ledger_url)
@@ -28,3 +33,4 @@ def test_a_broker_that_is_down_fails_the_start_before_any_job_is_claimed(tmp_pat
     with session_scope(engine, readonly=True) as session:
         assert get_job(session, job_id=job_id).dispatched_at is None
     engine.dispose()
+    held.close()
