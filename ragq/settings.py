@@ -208,11 +208,8 @@ class Settings(BaseSettings):
         "its latency budget not yet counting. Unset: 4 per thread of the I/O pool, at most 256 "
         "(with the offline provider, whose answers are CPU work, 16 per I/O process); "
         "0: no limit.")
-    # Long enough that a job whose next step merely waits its turn behind a backlog is not
-    # looked for: each look asks every worker what it holds, which a 256-job run at 1,000 ms
-    # paid for with a tenth of its CPU when this was 30 s.
     stall_after_s: float = Field(
-        120.0, gt=0, le=86_400,
+        30.0, gt=0, le=86_400,
         description="An open job nothing has moved for this long (no charge), whose tasks no "
         "worker holds and no queue holds, gets its last message again from the supervisor: "
         "it was lost with a broker or worker that died.")

@@ -87,6 +87,10 @@ def heal(settings: Settings, name: str, *, known_good_at: float) -> ProcessRecor
     outage_s = max(0.0, ready - lost_since)
     if name != SUPERVISOR:
         _guarded(_extend_deadlines, settings, outage_s)
+        # A step the dead process had committed but not yet handed on (killed between the
+        # two) left its job with no message anywhere: resume such jobs now, not after the
+        # sweep's idle time. Idle since the outage began and carried by nothing is enough.
+        _guarded(_resume_stalled, settings, workers, outage_s)
     fresh = fresh.model_copy(update={"last_restart_at": ready, "last_outage_s": outage_s})
     _replace(settings, _load(settings), fresh)
     log.warning("%s restarted (pid %s, restart %d, outage %.1fs)", name, fresh.pid,
@@ -153,6 +157,21 @@ def _restore_orphans(settings: Settings, workers: int) -> float | None:
     return restored.oldest_delivery_at
 
 
+def _resume_stalled(settings: Settings, workers: int, idle_s: float) -> None:
+    from ragq.workers.client import client_app
+    from ragq.workers.redelivery import uses_redis_transport
+    from ragq.workers.resources import resources_for
+    from ragq.workers.stalls import resume_stalled_jobs
+
+    app = client_app(settings)
+    if not uses_redis_transport(app):
+        return
+    resumed = resume_stalled_jobs(app, resources_for(settings).engine, idle_s=max(idle_s, 1.0),
+                                  workers=workers, running_for_s=settings.task_time_limit_s)
+    if resumed:
+        log.warning("resumed %d job(s) nothing carried: %s", len(resumed), ", ".join(resumed))
+
+
 def _extend_deadlines(settings: Settings, outage_s: float) -> None:
     from ragq.ledger import extend_open_deadlines, session_scope
     from ragq.workers.wiring import build_ledger_engine
@@ -213,25 +232,14 @@ def sweep_waiting(settings: Settings) -> None:
 def sweep_stalled(settings: Settings) -> None:
     """Resume the open jobs nothing carries any more: their next message was lost with a
     broker or worker that died at the wrong moment (see :mod:`ragq.workers.stalls`)."""
-    from ragq.workers.client import client_app
-    from ragq.workers.redelivery import uses_redis_transport
-    from ragq.workers.resources import resources_for
-    from ragq.workers.stalls import resume_stalled_jobs
-
     try:
         state = load_state(settings)
-        app = client_app(settings)
-        if state is None or not uses_redis_transport(app):
+        if state is None:
             return
         workers = sum(1 for p in state.processes if node_prefix(p) is not None)
-        resumed = resume_stalled_jobs(app, resources_for(settings).engine,
-                                      idle_s=settings.stall_after_s, workers=workers,
-                                      running_for_s=settings.task_time_limit_s)
+        _resume_stalled(settings, workers, settings.stall_after_s)
     except Exception as exc:  # the next sweep tries again
         log.warning("resuming stalled jobs failed: %s", exc)
-        return
-    if resumed:
-        log.warning("resumed %d stalled job(s): %s", len(resumed), ", ".join(resumed))
 
 
 def _reap_children() -> None:
