@@ -12,9 +12,14 @@ from ragq.ledger import add_job, get_job, make_engine, session_scope, upgrade
 from ragq.settings import build_settings
 from ragq.workers.app import create_app
 from ragq.workers.waiting import start_waiting_jobs
+from tests.conftest import inherited_settings
 
 
-def test_a_broker_that_is_down_fails_the_start_before_any_job_is_claimed(tmp_path):
+def test_a_broker_that_is_down_fails_the_start_before_any_job_is_claimed(tmp_path, monkeypatch):
+    # A ledger of its own: a session stack's settings in the environment would put this job in
+    # that stack's ledger, whose own sweep would start it.
+    for key in inherited_settings():
+        monkeypatch.delenv(key)
     # A port held bound and not listening refuses every connection, and no server another
     # test starts meanwhile can take it (a port that was merely free once could be).
     held = socket.socket()
