@@ -80,7 +80,7 @@ def heal(settings: Settings, name: str, *, known_good_at: float) -> ProcessRecor
     _wait_ready(settings, state, fresh)
     lost_since = known_good_at
     if name != SUPERVISOR:
-        workers = sum(1 for p in state.processes if node_prefix(p) is not None)
+        workers = _worker_count(state)
         oldest = _guarded(_restore_orphans, settings, workers)
         lost_since = min(known_good_at, oldest if oldest is not None else known_good_at)
     ready = time.time()
@@ -96,6 +96,12 @@ def heal(settings: Settings, name: str, *, known_good_at: float) -> ProcessRecor
     log.warning("%s restarted (pid %s, restart %d, outage %.1fs)", name, fresh.pid,
                 fresh.restarts, outage_s)
     return fresh
+
+
+def _worker_count(state: StackState) -> int:
+    """How many Celery workers the recorded stack runs (each must answer before a restore or a
+    resumption trusts what the workers say they hold)."""
+    return sum(1 for p in state.processes if node_prefix(p) is not None)
 
 
 def _load(settings: Settings) -> StackState:
@@ -236,7 +242,7 @@ def sweep_stalled(settings: Settings) -> None:
         state = load_state(settings)
         if state is None:
             return
-        workers = sum(1 for p in state.processes if node_prefix(p) is not None)
+        workers = _worker_count(state)
         _resume_stalled(settings, workers, settings.stall_after_s)
     except Exception as exc:  # the next sweep tries again
         log.warning("resuming stalled jobs failed: %s", exc)
