@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from ragq.ledger.models import BudgetChargeRow, JobRow, utcnow
@@ -29,6 +29,13 @@ from ragq.schemas.tasks import Task
 #: A job in one of these is under way: started, not ended.
 UNDER_WAY = (JobStatus.ROUTING, JobStatus.PLANNING, JobStatus.RETRIEVING,
              JobStatus.VERIFYING, JobStatus.SYNTHESIZING)
+
+#: The jobs a sweep looks at: under way, or sent from the waiting line (its route step) and
+#: not started. The waiting line sends a lost route step again itself, but only after the
+#: broker's redelivery time (11 minutes by default), since until then a queued route step may
+#: legitimately be waiting; the sweep, which can ask the broker, need not wait that long.
+_OPEN_AND_SENT = or_(JobRow.status.in_(UNDER_WAY),
+                     and_(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_not(None)))
 
 Step = Enqueue | EnqueueLayer
 
@@ -62,17 +69,19 @@ class IdleJob:
 
 def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
               ) -> list[IdleJob]:
-    """The jobs under way with no charge, start or resumption in the last ``idle_s`` seconds,
-    oldest activity first. A job with no recorded next step has not finished its route step
-    (resumed from it), or was handed on before next steps were kept (left alone)."""
+    """The jobs under way (or sent and not started) with no charge, start, sending or
+    resumption in the last ``idle_s`` seconds, oldest activity first. A job with no recorded
+    next step has not finished its route step (resumed from it), or was handed on before next
+    steps were kept (left alone)."""
     now = now or utcnow()
     cutoff = now - timedelta(seconds=idle_s)
     jobs = session.execute(
         select(JobRow.id, JobRow.status, JobRow.next_step, JobRow.started_at,
                JobRow.dispatched_at, JobRow.resumed_at)
-        .where(JobRow.status.in_(UNDER_WAY),
+        .where(_OPEN_AND_SENT,
                (JobRow.resumed_at.is_(None)) | (JobRow.resumed_at < cutoff))).all()
-    jobs = [j for j in jobs if j.next_step or j.status == JobStatus.ROUTING]
+    from_route = (JobStatus.QUEUED, JobStatus.ROUTING)
+    jobs = [j for j in jobs if j.next_step or j.status in from_route]
     if not jobs:
         return []
     charged = dict(session.execute(
@@ -93,12 +102,12 @@ def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
 
 def mark_resumed(session: Session, job_ids: Sequence[str], *, now: datetime | None = None
                  ) -> list[str]:
-    """Stamp the jobs still under way among ``job_ids`` as resumed now (so the next sweeps
-    leave them alone for the idle time); returns those ids."""
+    """Stamp the jobs still open among ``job_ids`` as resumed now (so the next sweeps leave
+    them alone for the idle time); returns those ids."""
     if not job_ids:
         return []
     rows = session.execute(
-        update(JobRow).where(JobRow.id.in_(list(job_ids)), JobRow.status.in_(UNDER_WAY))
+        update(JobRow).where(JobRow.id.in_(list(job_ids)), _OPEN_AND_SENT)
         .values(resumed_at=now or utcnow()).returning(JobRow.id)).all()
     return [r.id for r in rows]
 

@@ -12,6 +12,11 @@ Here a detached channel says what it is, a lost connection, which every close an
 already ignores; the deliveries it could not give back stay in the broker's unacked set and
 come back after the visibility timeout, exactly as when the give-back itself meets a dead
 broker.
+
+The same closing leaves pooled producers on closed channels (``channel.connection = None``).
+A task thread that sends its next step on one got an ``AttributeError`` too, which failed the
+step and its job; a closed channel now raises the lost-connection error, so kombu's publish
+retry revives the producer on a new channel and sends the step.
 """
 
 from __future__ import annotations
@@ -31,10 +36,17 @@ class DetachedChannelError(RedisConnectionError):
 
 class Channel(kombu_redis.Channel):
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
-        if self.connection.client is None:
+        if self.connection is None or self.connection.client is None:
             raise DetachedChannelError(
                 "the broker connection of this channel is closed (it was lost)")
         return super()._connparams(asynchronous=asynchronous)
+
+    def basic_publish(self, message: Any, exchange: str = "", routing_key: str = "",
+                      **kwargs: Any) -> Any:
+        if self.connection is None:  # closed under a task that was sending its next step
+            raise DetachedChannelError("this channel was closed (its broker connection was lost)")
+        return super().basic_publish(message, exchange=exchange, routing_key=routing_key,
+                                     **kwargs)
 
 
 class Transport(kombu_redis.Transport):

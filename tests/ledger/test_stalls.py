@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from ragq.ledger import session_scope
+from ragq.ledger import WaitingLine, claim_next, session_scope
 from ragq.ledger.budgets import charge_many, ensure_job_budget
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.models import utcnow
@@ -99,6 +99,24 @@ def test_a_job_with_no_recorded_step_is_resumed_only_from_its_route(engine: Engi
     with session_scope(engine) as session:
         set_job_status(session, job_id=routing, status=JobStatus.ROUTING)
     assert idle(engine, after_s=IDLE_S + 5) == {routing: Enqueue(Task.ROUTE, ())}
+
+
+def test_a_job_sent_from_the_waiting_line_and_never_started_resumes_from_its_route(
+        engine: Engine):
+    """Its route step was lost between the claim's commit and the send (a worker killed
+    there): the waiting line would send it again only after the redelivery time."""
+    _, (sent, waiting) = new_batch(engine, 2)
+    with session_scope(engine) as session:
+        assert claim_next(session, WaitingLine(1, timedelta(minutes=11))) == [sent]
+    assert idle(engine, after_s=IDLE_S - 5) == {}
+    assert idle(engine, after_s=IDLE_S + 5) == {sent: Enqueue(Task.ROUTE, ())}
+    with session_scope(engine) as session:
+        assert mark_resumed(session, [sent, waiting]) == [sent]  # the unsent one is not open
+    with session_scope(engine) as session:
+        set_job_status(session, job_id=sent, status=JobStatus.ROUTING)
+        ensure_job_budget(session, job_id=sent, limits={BudgetDimension.STEPS: 10})
+        pay(session, sent, "route")
+    assert idle(engine, after_s=IDLE_S - 5) == {}
 
 
 steps = st.one_of(

@@ -75,3 +75,30 @@ def test_the_detached_channel_reports_a_lost_connection(
 ])
 def test_redis_brokers_get_the_mended_transport(broker: str, expected: str | None) -> None:
     assert celery_config(build_settings(), broker)["broker_transport"] == expected
+
+
+@pytest.mark.parametrize("transport", [None, TRANSPORT], ids=["kombu", "ragq"])
+def test_a_producer_on_a_closed_channel_publishes_on_a_new_one(
+        valkey: tuple[str, subprocess.Popen[bytes]], transport: str | None) -> None:
+    """A task that sends its next step while the consumer closes channels after a lost broker
+    holds a producer whose channel is gone; the publish must retry on a new channel, not fail
+    the step (a job failed this way in a broker-kill drill)."""
+    url, _ = valkey
+    connection = Connection(url, transport=transport)
+    queue = Queue("next", routing_key="next")  # the default exchange, as Celery's queues here
+    producer = Producer(connection)  # as Celery's producer pool makes them
+    producer.publish({"n": 0}, exchange=queue.exchange, routing_key="next", declare=[queue])
+    producer.channel.close()  # what the consumer's shutdown of a lost connection does
+
+    def publish() -> None:
+        producer.publish({"n": 1}, exchange=queue.exchange, routing_key="next", retry=True,
+                         retry_policy={"max_retries": 2, "interval_start": 0})
+
+    if transport is None:  # the defect: a bare AttributeError that no retry catches
+        with pytest.raises(AttributeError, match="client"):
+            publish()
+        return
+    publish()
+    with Connection(url) as reader:
+        bodies = [reader.SimpleQueue("next").get(timeout=1).payload for _ in range(2)]
+    assert bodies == [{"n": 0}, {"n": 1}]
