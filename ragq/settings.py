@@ -213,6 +213,10 @@ class Settings(BaseSettings):
         description="An open job nothing has moved for this long (no charge), whose tasks no "
         "worker holds and no queue holds, gets its last message again from the supervisor: "
         "it was lost with a broker or worker that died.")
+    task_events: bool = Field(
+        False, description="Workers send Celery task events from their first task. Off, they "
+        "send none until a monitor asks (Flower does, as it connects): each costs every task "
+        "four messages. `ragq up --flower` turns them on for its workers.")
     flower_port: int = Field(5555, ge=1, le=65535)
     start_timeout_s: float = Field(60.0, gt=0)
     supervisor_poll_s: float = Field(

@@ -61,12 +61,13 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
         "task_default_queue": Queue.BOOKKEEPING.value,
         "task_routes": (route_task,),
-        # Task events stay on although they cost every task three messages: with them off,
-        # kombu's Redis transport crashes the worker when the broker goes away (closing the
-        # connection's default channel restores unacked messages through a client pool only
-        # event publishing had created), so a broker restart would take every worker down.
-        "worker_send_task_events": True,
-        "task_send_sent_event": True,
+        # No task events unless someone watches: they cost every task four messages (sent,
+        # received, started, succeeded) that nobody reads but Flower, and Flower switches them
+        # on in the workers itself when it connects (its ``enable_events``). They once had to
+        # stay on because, without them, a broker restart crashed every worker; the mended
+        # transport (``broker_transport``) is what fixes that now.
+        "worker_send_task_events": settings.task_events,
+        "task_send_sent_event": settings.task_events,
         "worker_hijack_root_logger": False,
     }
 

@@ -59,7 +59,7 @@ def worker_argv(spec: WorkerSpec, node: str) -> list[str]:
     return [
         sys.executable, "-m", "celery", "-A", "ragq.workers.app", "worker",
         "-Q", ",".join(q.value for q in spec.queues), "-P", "threads", "-c", str(spec.threads),
-        "-n", node, "--loglevel", "INFO", "-E",
+        "-n", node, "--loglevel", "INFO",
     ]
 
 
@@ -124,7 +124,11 @@ def _start_all(settings: Settings, state: StackState, *, flower: bool, api: bool
     for spec in worker_specs(settings):
         node = f"{spec.name}-{stack_id}@%h"
         log_file = settings.log_dir / f"{spec.name}.log"
-        state.processes.append(spawn(spec.name, worker_argv(spec, node), env, log_file))
+        # With Flower in the stack its monitor is wanted from the first task on, not from its
+        # first enable_events round; kept in the record, so a restarted worker keeps it too.
+        events = {"RAGQ_TASK_EVENTS": "true"} if flower else None
+        state.processes.append(spawn(spec.name, worker_argv(spec, node), env, log_file,
+                                     extra_env=events))
         nodes.append(node.split("@")[0])
         save_state(settings, state)
     if flower:

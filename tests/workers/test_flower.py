@@ -91,6 +91,15 @@ def test_flower_lists_the_workers_and_their_tasks(full_stack):
     assert tasks[0]["args"] == "(41,)"
 
 
+def test_the_workers_of_a_stack_with_flower_send_events_from_the_start_and_keep_it(full_stack):
+    """Events cost every task four messages, so they are off unless Flower is in the stack;
+    with it, a restarted worker must come back with them too (its record keeps the setting)."""
+    state = load_state(full_stack)
+    workers = {p.name: p for p in state.processes if p.name in
+               {spec.name for spec in worker_specs(full_stack)}}
+    assert workers and all(p.env.get("RAGQ_TASK_EVENTS") == "true" for p in workers.values())
+
+
 def test_flower_shows_the_tasks_of_a_job_by_its_id(full_stack):
     settings = full_stack
     base = f"http://127.0.0.1:{settings.flower_port}"

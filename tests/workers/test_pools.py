@@ -55,3 +55,10 @@ def test_the_window_of_open_jobs_follows_the_io_pool_up_to_a_cap(tmp_path):
     assert window(general_worker_processes=1, general_worker_threads=4) == 16
     assert window(max_open_jobs=1000, general_worker_threads=2) == 1000  # given: as given
     assert window(max_open_jobs=0) is None  # no limit
+
+
+def test_task_events_are_sent_only_when_asked_for(tmp_path):
+    quiet = celery_config(build_settings(home=tmp_path), "redis://x")
+    watched = celery_config(build_settings(home=tmp_path, task_events=True), "redis://x")
+    assert (quiet["worker_send_task_events"], quiet["task_send_sent_event"]) == (False, False)
+    assert (watched["worker_send_task_events"], watched["task_send_sent_event"]) == (True, True)
