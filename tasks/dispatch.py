@@ -10,7 +10,7 @@ from typing import Any
 from celery import Celery, chord
 from celery.canvas import Signature
 
-from ragq.schemas.tasks import Task
+from ragq.schemas.tasks import Task, task_queue
 
 
 def step_signature(app: Celery, task: str, job_id: str, args: Sequence[Any] = ()) -> Signature:
@@ -19,13 +19,37 @@ def step_signature(app: Celery, task: str, job_id: str, args: Sequence[Any] = ()
 
 
 class CeleryDispatcher:
-    """:class:`ragq.tasks.runner.Dispatcher` over a Celery app."""
+    """:class:`ragq.tasks.runner.Dispatcher` over a Celery app.
 
-    def __init__(self, app: Celery):
+    ``keep_for``: the first job-level step of that job sent to a queue this worker consumes is
+    kept (see :meth:`take_local`) instead of sent, so the task can run it in place: a hand-off
+    through the broker that would only come back to this process costs a round trip and the
+    CPU of a task, and buys nothing. Its message was recorded as the job's next step all the
+    same. Steps of other jobs (an ending starts waiting jobs) are always sent."""
+
+    def __init__(self, app: Celery, *, keep_for: str | None = None):
         self._app = app
+        self._keep_for = keep_for
+        self._local = consumed_queues(app) if keep_for else frozenset()
+        self._kept: tuple[str, tuple[Any, ...]] | None = None
 
     def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
+        if (self._kept is None and job_id == self._keep_for
+                and task_queue(task).value in self._local):
+            self._kept = (task, tuple(args))
+            return
         step_signature(self._app, task, job_id, args).apply_async()
+
+    def take_local(self) -> tuple[str, tuple[Any, ...]] | None:
+        """The step kept to run in place (task name, arguments), at most once."""
+        kept, self._kept = self._kept, None
+        return kept
+
+    def send_kept(self) -> None:
+        """Send the kept step after all (the task will not run it in place)."""
+        kept = self.take_local()
+        if kept is not None and self._keep_for is not None:
+            step_signature(self._app, kept[0], self._keep_for, kept[1]).apply_async()
 
     def enqueue_layer(self, job_id: str, round_: int, layer: int,
                       indexes: Sequence[int]) -> None:
@@ -41,6 +65,12 @@ class CeleryDispatcher:
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
         send_webhook_attempts(self._app, webhook_ids)
+
+
+def consumed_queues(app: Celery) -> frozenset[str]:
+    """The queues this process's worker consumes (every declared queue outside a worker, or
+    for a worker started without ``-Q``)."""
+    return frozenset(app.amqp.queues.consume_from)
 
 
 def send_webhook_attempts(app: Celery, webhook_ids: Sequence[str]) -> int:

@@ -31,9 +31,14 @@ from ragq.orchestration.flow import (
 )
 from ragq.schemas.tasks import Task
 from ragq.tasks.dispatch import CeleryDispatcher, step_signature
+from ragq.tasks.runner import EVENTS
 from ragq.tasks.runtime import resources
 
 log = logging.getLogger(__name__)
+
+#: At most this many job-level steps run in place after a task's own, so one task never holds
+#: a job for longer than a few model calls (each step makes at most one or two).
+IN_PLACE_STEPS = 2
 
 
 class FlowTask(CeleryTask):  # type: ignore[misc]
@@ -54,8 +59,26 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
     max_retries = 6
 
     def step(self, job_id: str, event: Event) -> dict[str, Any] | None:
-        """Run the step; hand the pipeline on (replacing this task) or reply to the chord."""
-        outcome = resources(self).runner.run(job_id, event, CeleryDispatcher(self.app))
+        """Run the step; hand the pipeline on (replacing this task) or reply to the chord.
+
+        A job-level step (route, plan, after_layer, verify) runs the job-level step it hands
+        on to in place when this worker consumes that step's queue, up to
+        :data:`IN_PLACE_STEPS` of them: route -> plan and after_layer -> verify -> synthesize
+        cost no broker round trip. Were the worker to die meanwhile, this task's message is
+        delivered again (acks late) and decides again from the ledger, which sends the same
+        next step again; and the supervisor resumes a job whose recorded next step nothing
+        carries (:mod:`ragq.workers.stalls`)."""
+        runner = resources(self).runner
+        in_pipeline = isinstance(event, RetrieveDue | CheckDue)
+        dispatcher = CeleryDispatcher(self.app, keep_for=None if in_pipeline else job_id)
+        outcome = runner.run(job_id, event, dispatcher)
+        for _ in range(IN_PLACE_STEPS):
+            if (kept := dispatcher.take_local()) is None:
+                break
+            task, args = kept
+            log.debug("job=%s runs %s in place", job_id, task)
+            outcome = runner.run(job_id, EVENTS[task](*args), dispatcher)
+        dispatcher.send_kept()
         if outcome.then is not None:
             then = outcome.then
             raise self.replace(step_signature(self.app, then.task, job_id, then.args))

@@ -3,11 +3,13 @@ pipelines that replace their tasks, a redelivered first step."""
 
 from __future__ import annotations
 
+from celery.signals import task_prerun
 from sqlalchemy import select
 
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import PlanRow, SubQueryRow
+from ragq.schemas.tasks import Task
 from ragq.submission import results, submit_file, wait
 from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
@@ -44,3 +46,35 @@ def test_a_redelivered_first_step_adds_no_ledger_rows(queue, tmp_path):
     assert counts_once == counts_twice
     assert counts_once["answers"] == 1 and counts_once["used_retrieval_calls"] > 0
 
+
+
+def _tasks_run(queue, tmp_path, custom_id: str, question: str) -> tuple[dict, list[str]]:
+    """The result of one ticket and the names of the tasks that ran for its job, in order."""
+    ran: list[tuple[str, str]] = []
+
+    def count(task=None, args=(), kwargs=None, **_):
+        ran.append((task.name, (kwargs or {}).get("job_id") or (args[0] if args else "")))
+
+    task_prerun.connect(count, weak=False)
+    try:
+        sent = submit_file(queue, write_jsonl(tmp_path / f"{custom_id}.jsonl", [
+            {"custom_id": custom_id, "question": question}]), collection="q")
+        wait(queue, sent.batch_id, timeout_s=120, poll_s=0.05)
+    finally:
+        task_prerun.disconnect(count)
+    (result,) = results(queue, sent.batch_id)
+    return result, [name for name, job in ran if job == sent.job_ids[0]]
+
+
+def test_job_level_steps_run_their_next_steps_in_place(queue, tmp_path):
+    """A simple job: route, its layer's pipeline, after_layer (synthesize inside it); a
+    bridge job: plan inside route, verify and synthesize inside after_layer."""
+    ingest_path(queue, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS), collection="q")
+    simple, simple_tasks = _tasks_run(queue, tmp_path, "s1", "Where is Orion Labs based?")
+    assert simple["route"] == "simple" and simple["status"] == "completed"
+    assert Task.SYNTHESIZE not in simple_tasks and Task.PLAN not in simple_tasks
+    assert simple_tasks[0] == Task.ROUTE and simple_tasks[-1] == Task.AFTER_LAYER
+    bridge, bridge_tasks = _tasks_run(queue, tmp_path, "b1", BRIDGE_QUESTION)
+    assert bridge["status"] == "completed"
+    assert {Task.PLAN, Task.VERIFY, Task.SYNTHESIZE}.isdisjoint(bridge_tasks)
+    assert bridge_tasks.count(Task.ROUTE) == 1
