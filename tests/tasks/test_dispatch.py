@@ -12,6 +12,8 @@ def _worker_app(tmp_path, *queues: Queue):
     settings = memory_settings(tmp_path)
     app = create_app(settings)
     app.amqp.queues.select([q.value for q in queues])  # what `celery worker -Q` does
+    for queue in Queue:  # the memory broker is the process's: earlier tests may have left some
+        drain(settings, queue)
     return settings, app
 
 
