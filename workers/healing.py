@@ -46,6 +46,9 @@ SUPERVISOR = "supervisor"
 WAITING_SWEEP_S = 5.0
 """How often the supervisor starts waiting jobs that nobody started (see :func:`sweep_waiting`)."""
 
+HEALED_IDLE_S = 1.0
+"""Right after a restart, a job nothing has moved for this long and nothing carries is resumed."""
+
 
 def supervisor_argv() -> list[str]:
     """The command of the resident supervisor."""
@@ -89,8 +92,11 @@ def heal(settings: Settings, name: str, *, known_good_at: float) -> ProcessRecor
         _guarded(_extend_deadlines, settings, outage_s)
         # A step the dead process had committed but not yet handed on (killed between the
         # two) left its job with no message anywhere: resume such jobs now, not after the
-        # sweep's idle time. Idle since the outage began and carried by nothing is enough.
-        _guarded(_resume_stalled, settings, workers, outage_s)
+        # sweep's idle time. Idle for a moment and carried by nothing is enough: the commit
+        # can fall after the process was last seen alive (a waiting-line claim in its dying
+        # moment), and whatever is under way is queued or held by a worker, which the broker
+        # is asked.
+        _guarded(_resume_stalled, settings, workers, HEALED_IDLE_S)
     fresh = fresh.model_copy(update={"last_restart_at": ready, "last_outage_s": outage_s})
     _replace(settings, _load(settings), fresh)
     log.warning("%s restarted (pid %s, restart %d, outage %.1fs)", name, fresh.pid,
@@ -172,7 +178,8 @@ def _resume_stalled(settings: Settings, workers: int, idle_s: float) -> None:
     app = client_app(settings)
     if not uses_redis_transport(app):
         return
-    resumed = resume_stalled_jobs(app, resources_for(settings).engine, idle_s=max(idle_s, 1.0),
+    resumed = resume_stalled_jobs(app, resources_for(settings).engine,
+                                  idle_s=max(idle_s, HEALED_IDLE_S),
                                   workers=workers, running_for_s=settings.task_time_limit_s)
     if resumed:
         log.warning("resumed %d job(s) nothing carried: %s", len(resumed), ", ".join(resumed))
