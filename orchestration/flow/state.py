@@ -45,7 +45,7 @@ class FlowConfig:
     dedup_enabled: bool = True
     near_duplicate_similarity: float = 0.92
     adaptive_expansion: bool = True
-    expansion_min_top_score: float = 0.55
+    expansion_min_top_score: float = 0.45
     expansion_min_margin: float = 0.0
     budgets_enabled: bool = True
     budget_profiles: BudgetProfiles | None = None

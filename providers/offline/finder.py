@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ragq.orchestration.text import stem, words
 from ragq.providers.offline.lexicon import (
@@ -28,6 +30,9 @@ TOP_EVIDENCE = 3  # evidence items read, best score first
 HEAD_MATCH = 2.0  # a candidate that names the head noun itself ("McDowell County")
 OFF_ANCHOR = 0.3  # weight of evidence that names none of the sub-query's entities
 TITLE_WEIGHT = 0.9  # a title is a good answer only when its page matches the description
+RELATION_WEIGHT = 1.5  # a candidate right next to the word relating the asked thing (see below)
+RELATION_REACH = 6  # words between that relation word and a candidate that still count
+NEARBY_WEIGHT = 0.3  # the same for any other key term of the sub-query: a tie-breaker
 _DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|"
                    r"September|October|November|December)\s+(?:\d{1,2},\s+)?\d{4}|\d{4}s?|"
                    r"\d{1,2}(?:st|nd|rd|th)\s+century)\b")
@@ -73,12 +78,33 @@ _LEAD = re.compile(r"^\s*(?:(?i:what|which)\s+(?:(?i:kind|type|sort|part)\s+of\s
 _TRAILING = re.compile(r"\b(?:a|an|the)\s+(?:[\w'’-]+\s+){0,3}?([a-z][\w'’-]*)\s*[?.]?$")
 
 
+_INDEFINITE = re.compile(r"\b(?i:a|an)\s+((?:[\w'’-]+\s+){0,4}?[\w'’-]+)"
+                         r"(?=\s+(?i:that|which|who|whom|whose|where|when|of|in|on|at|by|for|from"
+                         r"|with|as|is|was|were|are|has|had|and|or)\b|\s+\w+ed\b|\s*[,?.]|\s*$)")
+_WH_LEAD = re.compile(r"^\s*(?i:what|which|who|whom|whose|when|where|why|how|in\s+what|in\s+which"
+                      r"|is|are|was|were|do|does|did)\b")
+
+
+def _statement_head(query: str) -> str:
+    """The head of the last indefinite noun phrase of a statement: English introduces the
+    unknown a statement-shaped sub-query asks for with "a"/"an" ("was published by an
+    independent publishing HOUSE that…", "featuring an American ACTRESS")."""
+    if _WH_LEAD.match(query):
+        return ""
+    found = list(_INDEFINITE.finditer(query))
+    return found[-1].group(1).split()[-1].lower() if found else ""
+
+
 def head_noun(query: str) -> str:
     """The noun naming what is asked for: "the COUNTRY where…", "which CITY…", "X's AUTHOR",
-    or the last noun of a statement ending in a description ("X played for an NFL TEAM")."""
+    or the last noun of a statement ending in a description ("X played for an NFL TEAM"),
+    else the unknown a statement introduces ("X was produced by a MAN")."""
     trailing = _TRAILING.search(query)
     if trailing and not _LEAD.match(query):
         return trailing.group(1).lower()
+    statement = _statement_head(query)
+    if statement:
+        return statement
     match = _LEAD.match(query)
     if not match:
         return ""
@@ -154,11 +180,82 @@ def _sentence_score(sentence: str, terms: list[str]) -> float:
     return sum(t in present for t in terms) / len(terms)
 
 
+_DETERMINER = frozenset({"a", "an", "the", "what", "which", "whose"})
+_RELATIVE_PRONOUN = frozenset({"that", "which", "who", "whom"})
+
+
+class Relation(NamedTuple):
+    """The stemmed words that relate the asked-for thing to the rest of a sub-query.
+    ``leads``: words the answer follows ("was PRODUCED by a man" -> "produced by Trent
+    Reznor"); ``trails``: words the answer precedes ("the magazine that CALLED Qvwm" ->
+    "Linux Format called Qvwm")."""
+
+    leads: frozenset[str] = frozenset()
+    trails: frozenset[str] = frozenset()
+
+
+def relation_terms(query: str, head: str) -> Relation:
+    """The words just before the asked-for noun phrase (the nearest key term: "record was
+    ISSUED by a label") and those of a relative clause just after it ("the magazine that
+    CALLED Qvwm"). Evidence says the same relation with the answer beside the same word."""
+    tokens = words(query)
+    if not head or head not in tokens:
+        return Relation()
+    at = len(tokens) - 1 - tokens[::-1].index(head)
+    start = at
+    while start > 0 and at - start < 4 and tokens[start - 1] not in _DETERMINER:
+        start -= 1
+    start = max(0, start - 1)  # the determiner itself
+    allowed = set(key_terms(query)) - {stem(head)}
+    before = [stem(w) for w in tokens[max(0, start - 4) : start] if stem(w) in allowed]
+    after = tokens[at + 1 : at + 4]
+    trails = {stem(w) for w in after[1:] if stem(w) in allowed} \
+        if after and after[0] in _RELATIVE_PRONOUN else set()
+    return Relation(frozenset(before[-1:]), frozenset(trails))
+
+
+def _gap_after(sentence: str, offset: int, terms: AbstractSet[str]) -> int | None:
+    """Words between the nearest of ``terms`` before a candidate and the candidate (within
+    RELATION_REACH), or None."""
+    before = [stem(w) for w in words(sentence[:offset])][-RELATION_REACH - 1 :]
+    gaps = [len(before) - 1 - i for i, w in enumerate(before) if w in terms]
+    return min(gaps) if gaps and min(gaps) <= RELATION_REACH else None
+
+
+def _gap_before(sentence: str, end: int, terms: AbstractSet[str]) -> int | None:
+    """Words between a candidate's end and the nearest of ``terms`` after it (within 3)."""
+    after = [stem(w) for w in words(sentence[end:])][:3]
+    return next((i for i, w in enumerate(after) if w in terms), None)
+
+
+def _weight(gap: int | None, weight: float) -> float:
+    return 0.0 if gap is None else weight / (1 + gap)
+
+
+def _proximity_fit(sentence: str, offset: int, length: int, relation: Relation,
+                   terms: AbstractSet[str]) -> float:
+    """A candidate on the right side of a relation word of the sub-query gains up to
+    RELATION_WEIGHT, beside any other of its key terms up to NEARBY_WEIGHT, each divided by
+    1 + the words between: of several names in one sentence, the one the sentence relates as
+    the sub-query does is its answer ("stars Palash Sen, Ira Dubey…")."""
+    end = offset + length
+    related = max(_weight(_gap_after(sentence, offset, relation.leads), RELATION_WEIGHT),
+                  _weight(_gap_before(sentence, end, relation.trails), RELATION_WEIGHT))
+    others = terms - relation.leads - relation.trails
+    gaps = [g for g in (_gap_after(sentence, offset, others), _gap_before(sentence, end, others))
+            if g is not None]
+    return 1.0 + related + _weight(min(gaps) if gaps else None, NEARBY_WEIGHT)
+
+
 def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
     kind, terms, query_terms = _kind(query), key_terms(query), term_set(query)
     if kind == "date" and _ASKS_END.search(query):
         kind = "date:end"
     head = head_noun(query)
+    relation = relation_terms(query, head)
+    if head:  # "the stars of X": the evidence names them beside the same word ("stars A, B")
+        relation = relation._replace(leads=relation.leads | {stem(head)})
+    nearby = set(terms)
     query_terms -= {stem(head)}  # "McDowell County" answers "the county…"
     anchors = [e for e in entities(query) if not e.startswith("{")]
     out: list[_Candidate] = []
@@ -174,7 +271,8 @@ def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
             for text, offset in _spans(sentence, kind):
                 if not _novel(text, query_terms):
                     continue
-                fit = _fit(kind, text, sentence[max(0, offset - 40) : offset], head)
+                fit = _fit(kind, text, sentence[max(0, offset - 40) : offset], head) \
+                    * _proximity_fit(sentence, offset, len(text), relation, nearby)
                 out.append(_Candidate(text, (0.2 + overlap) * discount * fit, item.doc_id))
         if kind not in _VALUE_KINDS and item.title and _novel(item.title, query_terms):
             out.append(_Candidate(re.sub(r"\s*\(.*\)$", "", item.title),

@@ -1,4 +1,4 @@
-from ragq.providers.offline.finder import find
+from ragq.providers.offline.finder import Relation, find, head_noun, relation_terms
 from tests.providers.conftest import ev
 
 SONY = ev("walkman", "The Walkman is a brand of portable audio players manufactured by Sony "
@@ -39,3 +39,44 @@ def test_never_answers_with_what_the_query_already_names():
 def test_no_evidence_means_an_empty_finding_with_a_reason():
     finding = find("the composer of Finlandia", [])
     assert finding.text == "" and finding.reason
+
+
+# Several names in one sentence: the one the sentence relates as the sub-query does answers.
+LABEL = ev("marrow", "Ines Vaart's debut record, \"Salt Lanterns\", was issued by Quiet "
+           "Harbour Records in 2011, and it was praised by Teodor Lisk.", title="Ines Vaart",
+           score=0.8)
+CAST = ev("glass-orchard", "The Glass Orchard is a 2009 Estonian film directed by Mart Kivi. "
+          "The film stars Liis Aru, Oskar Pent and Maret Sild.", title="The Glass Orchard",
+          score=0.8)
+
+
+def test_a_statement_asks_for_what_its_last_indefinite_phrase_introduces():
+    assert head_noun("Ines Vaart's debut record was issued by an independent label") == "label"
+    assert head_noun("The Glass Orchard is a film featuring an Estonian actress") == "actress"
+    assert head_noun("the composer of Finlandia") == "composer"  # a description: unchanged
+
+
+def test_the_relation_words_are_those_beside_the_asked_phrase():
+    issued = relation_terms("Ines Vaart's debut record was issued by an independent label",
+                            "label")
+    assert issued.leads == {"issu"} and not issued.trails  # the nearest word, not "record"
+    praised = relation_terms("the magazine that praised Ines Vaart", "magazine")
+    assert praised.trails == {"prais"} and not praised.leads
+    assert relation_terms("Who wrote it?", "") == Relation()
+
+
+def test_of_several_names_the_one_beside_the_relation_word_is_found():
+    finding = find("Ines Vaart's debut record was issued by an independent label", [LABEL])
+    assert finding.text == "Quiet Harbour Records"
+
+
+def test_the_first_name_after_the_head_word_wins_among_a_list_of_equals():
+    finding = find("the stars of The Glass Orchard", [CAST])
+    assert finding.text == "Liis Aru"
+
+
+def test_a_relative_clause_finds_the_name_that_does_what_it_says():
+    review = ev("review", "In 2012 the critic Teodor Lisk wrote about Ines Vaart, and Nordic "
+                "Sound Weekly praised Ines Vaart as a rare talent.", title="Ines Vaart",
+                score=0.8)
+    assert find("the magazine that praised Ines Vaart", [review]).text == "Nordic Sound Weekly"

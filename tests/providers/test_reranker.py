@@ -38,3 +38,23 @@ def test_each_candidate_is_read_against_its_own_ask():
         "Refunds? Keys?", candidates, ["When are refunds paid?", "How to rotate keys?"]).scores}
     alone = {s.chunk_id: s.score for s in rerank("When are refunds paid?", candidates).scores}
     assert scores["keys:1"] > alone["keys:1"]  # read against its own ask, not the first one
+
+
+def test_the_chunk_closer_to_the_whole_question_wins_a_tie_of_the_other_signals():
+    near = ev("a:1", 0.6, "Lenses are ground in Jena.", slot=0).model_copy(
+        update={"question_score": 0.8})
+    far = ev("b:1", 0.6, "Lenses are ground in Jena.", slot=1).model_copy(
+        update={"question_score": 0.2})
+    ranking = rerank("Where are the lenses ground?", [far, near])
+    assert order(ranking) == ["a:1", "b:1"]
+    assert "similarity to the question" in ranking.reason
+
+
+def test_without_a_question_score_on_every_candidate_the_signal_is_left_out():
+    # Evidence from the evidence cache carries no question score: it must not rank lower.
+    scored = ev("a:1", 0.6, "Lenses are ground in Jena.").model_copy(
+        update={"question_score": 0.9})
+    cached = ev("b:1", 0.61, "Lenses are ground in Jena.")
+    ranking = rerank("Where are the lenses ground?", [scored, cached])
+    assert order(ranking) == ["b:1", "a:1"]
+    assert "similarity to the question" not in ranking.reason
