@@ -101,11 +101,13 @@ def _asks(session: Session, job_id: str) -> tuple[AskState, ...]:
 def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
     t = SubQueryRow
     rows = session.execute(select(t.id, t.round, t.index, t.original_text, t.depends_on,
-                                  t.final_text, t.status, t.finding, t.origin, t.ask, t.sources)
+                                  t.final_text, t.status, t.finding, t.finding_alternatives,
+                                  t.origin, t.ask, t.sources)
                            .where(t.job_id == job_id).order_by(t.round, t.index))
     return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
-                               status=r.status, finding=r.finding, origin=r.origin,
+                               status=r.status, finding=r.finding,
+                               alternatives=tuple(r.finding_alternatives or ()), origin=r.origin,
                                ask=r.ask, sources=tuple(r.sources or ()))
                  for r in rows)
 

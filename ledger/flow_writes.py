@@ -173,7 +173,7 @@ def _record_check(session: Session, job_id: str, action: RecordCheck) -> None:
 
 def _finish_sub_query(session: Session, job_id: str, action: FinishSubQuery) -> None:
     finish_sub_query(session, sub_query_id=action.sub_query_id, status=action.status,
-                     finding=action.finding)
+                     finding=action.finding, alternatives=action.alternatives)
 
 
 def _record_verification(session: Session, job_id: str, action: RecordVerification) -> None:

@@ -323,7 +323,7 @@ class _MemoryWriter:
 
     def finish_sub_query(self, job: MemoryJob, action: FinishSubQuery) -> None:
         self._update_sub_query(job, action.sub_query_id, status=action.status,
-                               finding=action.finding)
+                               finding=action.finding, alternatives=action.alternatives)
 
     def record_verification(self, job: MemoryJob, action: RecordVerification) -> None:
         verdict = action.verdict

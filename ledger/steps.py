@@ -178,9 +178,11 @@ def record_check(session: Session, *, job_id: str, sub_query_id: str,
 
 
 def finish_sub_query(session: Session, *, sub_query_id: str, status: SubQueryStatus,
-                     finding: str | None) -> None:
+                     finding: str | None, alternatives: Sequence[str] = ()) -> None:
     session.execute(update(SubQueryRow).where(SubQueryRow.id == sub_query_id)
-                    .values(status=status, finding=finding, finished_at=utcnow()))
+                    .values(status=status, finding=finding,
+                            finding_alternatives=list(alternatives) or None,
+                            finished_at=utcnow()))
 
 
 def record_verification(session: Session, *, job_id: str, round: int, sufficient: bool,

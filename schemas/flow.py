@@ -169,6 +169,9 @@ class Finding(_Contract):
     text: str
     doc_ids: list[str] = Field(default_factory=list)
     reason: str = ""
+    #: Other answers the evidence supports, best first: a dependent sub-query that finds
+    #: nothing with ``text`` searches again with the next of these.
+    alternatives: list[str] = Field(default_factory=list, max_length=5)
 
 
 class Verification(_Contract):

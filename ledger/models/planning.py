@@ -57,7 +57,9 @@ class SubQueryRow(Base):
     """One atomic sub-query; ``final_text`` is what was searched after dependency substitution.
 
     ``depends_on`` lists indexes of sub-queries of the same job and round; ``finding`` is the
-    resolved answer that dependent sub-queries get substituted into their text.
+    resolved answer that dependent sub-queries get substituted into their text, and
+    ``finding_alternatives`` the finder's runners-up, best first, which a dependent that found
+    nothing with the finding searches with next.
     """
 
     __tablename__ = "sub_queries"
@@ -78,6 +80,7 @@ class SubQueryRow(Base):
         db_enum(SubQueryStatus, "sub_query_status"), default=SubQueryStatus.PENDING
     )
     finding: Mapped[str | None] = mapped_column(Text)
+    finding_alternatives: Mapped[list[str] | None]
     ask: Mapped[int | None] = mapped_column(Integer)
     # Where the source router sent it (a job searching several sources): the sources chosen,
     # and the decision ({"scores": {source: score}, "reason": ..., "by": provider}).

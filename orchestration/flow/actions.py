@@ -210,6 +210,7 @@ class FinishSubQuery(Action):
     sub_query_id: str
     status: SubQueryStatus
     finding: str | None = None
+    alternatives: tuple[str, ...] = ()  # the finder's other candidates, best first
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,35 @@ from ragq.orchestration.flow.retrieve import summary
 from ragq.orchestration.flow.state import JobState, SubQueryState
 from ragq.orchestration.retrieval import weak_pass
 from ragq.orchestration.routing import RoutePath, budget_for
-from ragq.schemas.flow import Evidence, Finding, Rewrite, SufficiencyVerdict
+from ragq.orchestration.substitution import substitute
+from ragq.orchestration.text import normalize_query
+from ragq.schemas.flow import Evidence, Finding, PlannedSubQuery, Rewrite, SufficiencyVerdict
 from ragq.schemas.statuses import SubQueryStatus
 from ragq.schemas.tasks import Task
 
 EXPAND = "expand:"
+USED_UP = "attempts used up"
+
+
+def next_candidate(state: JobState, sq: SubQueryState) -> tuple[str, str] | None:
+    """For a dependent sub-query whose search did not answer it: the first other candidate of
+    a dependency's finding (best first) whose substituted text this sub-query has not searched,
+    with that text. A wrong bridge is the usual reason a dependent hop finds nothing, and the
+    finder's runner-up is often the right one ("Omineca Country" before "Zimbabwe")."""
+    if not sq.depends_on:
+        return None
+    same_round = {s.index: s for s in state.round_sub_queries(sq.round)}
+    deps = [i for i in sq.depends_on if i in same_round]
+    tried = {normalize_query(r.query) for r in state.requests if r.sub_query_id == sq.id}
+    planned = PlannedSubQuery(text=sq.text, depends_on=list(sq.depends_on))
+    texts = {i: same_round[i].text for i in deps}
+    for dep in deps:
+        for candidate in same_round[dep].alternatives:
+            findings = {i: same_round[i].finding for i in deps} | {dep: candidate}
+            text = substitute(planned, findings, dependency_texts=texts).text
+            if normalize_query(text) not in tried:
+                return candidate, text
+    return None
 
 
 class _Attempt:
@@ -55,11 +79,11 @@ class _Attempt:
         return {"round": self.round, "index": self.index, "attempt": self.attempt}
 
     def settle(self, sufficient: bool, score: float, reason: str,
-               finding: str | None) -> list[Action]:
+               finding: str | None, alternatives: tuple[str, ...] = ()) -> list[Action]:
         """Record the check and end the sub-query with what it found."""
         status = SubQueryStatus.SUFFICIENT if sufficient else SubQueryStatus.INSUFFICIENT
         return [RecordCheck(self.sq.id, self.request_id, self.attempt, sufficient, score, reason),
-                FinishSubQuery(self.sq.id, status, finding),
+                FinishSubQuery(self.sq.id, status, finding, alternatives),
                 summary(self.sq, sufficient, finding=finding)]
 
 
@@ -83,6 +107,14 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
                "reason": reason}
     query = att.sq.searched_text
     everything = tuple(state.evidence_of(sub_query_id=att.sq.id, slot=att.sq.index))
+    retry = None if verdict.sufficient or expand == USED_UP else next_candidate(state, att.sq)
+    if retry is not None:
+        candidate, text = retry
+        check = RecordCheck(att.sq.id, att.request_id, att.attempt, False, verdict.score,
+                            f"{verdict.reason}; the dependency's next candidate: {candidate!r}",
+                            text)
+        return [*settle(event), check,
+                Continue(Task.RETRIEVE, (att.round, att.index, att.attempt + 1, text))]
     if not expand.startswith(EXPAND):
         request = FindRequest(query, everything)
         return settle(event) + ask("finder", f"find:{att.key}", estimate_tokens(query), request,
@@ -99,7 +131,8 @@ def on_finder(state: JobState, event: RoleAnswered) -> list[Action]:
     ctx = event.call.context
     att = _Attempt(state, ctx)
     return settle(event) + att.settle(ctx["sufficient"], ctx["score"], ctx["reason"],
-                                      finding.text or None)
+                                      finding.text or None,
+                                      tuple(a for a in finding.alternatives if a.strip()))
 
 
 def on_rewriter(state: JobState, event: RoleAnswered) -> list[Action]:
@@ -131,7 +164,7 @@ def expansion(state: JobState, attempt: int, sufficient: bool, latest: list[Evid
     if sufficient:
         return ""
     if attempt + 1 >= budget_for(state.route or RoutePath.FULL).max_retrieval_attempts:
-        return "attempts used up"
+        return USED_UP
     config = state.config
     if not config.adaptive_expansion:
         return f"{EXPAND} adaptive expansion off"

@@ -105,6 +105,7 @@ class SubQueryState:
     final_text: str | None = None
     status: SubQueryStatus = SubQueryStatus.PENDING
     finding: str | None = None
+    alternatives: tuple[str, ...] = ()  # other candidates of the finding, best first
     origin: SubQueryOrigin = SubQueryOrigin.PLAN
     ask: int | None = None
     sources: tuple[str, ...] = ()  # where the source router sent it (empty: not routed)

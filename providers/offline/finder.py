@@ -33,6 +33,8 @@ TITLE_WEIGHT = 0.9  # a title is a good answer only when its page matches the de
 RELATION_WEIGHT = 1.5  # a candidate right next to the word relating the asked thing (see below)
 RELATION_REACH = 6  # words between that relation word and a candidate that still count
 NEARBY_WEIGHT = 0.3  # the same for any other key term of the sub-query: a tie-breaker
+ALTERNATIVES = 2  # runner-up candidates a finding offers its dependents
+ALTERNATIVE_SHARE = 0.7  # of the best score a runner-up needs to be offered
 _DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|"
                    r"September|October|November|December)\s+(?:\d{1,2},\s+)?\d{4}|\d{4}s?|"
                    r"\d{1,2}(?:st|nd|rd|th)\s+century)\b")
@@ -253,7 +255,9 @@ def _candidates(query: str, evidence: Sequence[Evidence]) -> list[_Candidate]:
         kind = "date:end"
     head = head_noun(query)
     relation = relation_terms(query, head)
-    if head:  # "the stars of X": the evidence names them beside the same word ("stars A, B")
+    if head and _noun_kind(head) not in ("place", "date"):
+        # "the stars of X": the evidence names them beside the same word ("stars A, B"); a
+        # place's head names the answer itself instead ("McDowell County", not what follows)
         relation = relation._replace(leads=relation.leads | {stem(head)})
     nearby = set(terms)
     query_terms -= {stem(head)}  # "McDowell County" answers "the county…"
@@ -295,7 +299,9 @@ def find(sub_query: str, evidence: Sequence[Evidence]) -> Finding:
         totals[key] = _Candidate(keep.text, score, keep.doc_id)
     if not totals:
         return Finding(text="", reason="no candidate answer in the evidence")
-    best = max(totals.values(), key=lambda c: c.score)
-    return Finding(text=best.text, doc_ids=[best.doc_id],
+    ranked = sorted(totals.values(), key=lambda c: -c.score)
+    best = ranked[0]
+    others = [c.text for c in ranked[1:] if c.score >= ALTERNATIVE_SHARE * best.score]
+    return Finding(text=best.text, doc_ids=[best.doc_id], alternatives=others[:ALTERNATIVES],
                    reason=f"{_kind(sub_query)} candidate scoring {best.score:.2f} of "
                           f"{len(totals)} in the top {len(top)} evidence items")

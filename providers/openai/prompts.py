@@ -56,7 +56,9 @@ SYSTEM: dict[ModelRole, str] = {
     ModelRole.FINDER: (
         "State in a few words what the evidence says in answer to the query: the bare fact "
         "(a name, a number, a date), fit to be substituted into a later query. doc_ids lists "
-        "the documents it comes from. If the evidence does not say, text is empty."),
+        "the documents it comes from. If the evidence does not say, text is empty. When the "
+        "evidence names other candidates that could be the answer, list up to 2 of them, most "
+        "likely first, in alternatives (a later query tries them if text finds nothing)."),
     ModelRole.VERIFIER: (
         "Judge whether the evidence, taken together, answers the whole question. confidence is "
         "in [0, 1]. If something is missing, say what in missing_info and give at most 3 "

@@ -119,7 +119,9 @@ class SeededProvider:
 
     def find(self, sub_query: str, evidence: Sequence[Evidence]) -> tuple[Finding, Usage]:
         usage = self._usage("finder")
-        return Finding(text=self.rng.choice(["", self._text(2)])), usage
+        text = self.rng.choice(["", self._text(2)])
+        others = [self._text(2) for _ in range(self.rng.choice([0, 0, 1, 2]))] if text else []
+        return Finding(text=text, alternatives=others), usage
 
     def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
                ) -> tuple[Verification, Usage]:

@@ -58,7 +58,8 @@ def _memory_books(seed: int, meta: dict[str, Any], question: str) -> dict[str, A
             "used": {d: float(job.budget.used[d]) for d in BudgetDimension
                      if d is not BudgetDimension.LATENCY_MS},
             "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text, s.finding,
-                                   list(s.sources)) for s in job.sub_queries.values()),
+                                   list(s.alternatives), list(s.sources))
+                                  for s in job.sub_queries.values()),
             "evidence_sources": sorted(e.item.source for e in job.evidence),
             "evidence_text_scores": sorted(round(e.item.text_score, 6) for e in job.evidence
                                            if e.item.text_score is not None),
@@ -106,7 +107,8 @@ def _sql_books(ledger: SqlFlowLedger, seed: int, meta: dict[str, Any], question:
                 "used": {d: float(getattr(budget, f"used_{d.value}")) for d in BudgetDimension
                          if d is not BudgetDimension.LATENCY_MS},
                 "sub_queries": sorted((s.round, s.index, str(s.status), s.final_text,
-                                       s.finding, list(s.sources or ())) for s in subs),
+                                       s.finding, list(s.finding_alternatives or ()),
+                                       list(s.sources or ())) for s in subs),
                 "evidence_sources": sorted(s or "" for s in sources),
                 "evidence_text_scores": sorted(round(s, 6) for s in text_scores
                                                if s is not None),

@@ -80,3 +80,15 @@ def test_a_relative_clause_finds_the_name_that_does_what_it_says():
                 "Sound Weekly praised Ines Vaart as a rare talent.", title="Ines Vaart",
                 score=0.8)
     assert find("the magazine that praised Ines Vaart", [review]).text == "Nordic Sound Weekly"
+
+
+def test_a_close_runner_up_is_offered_as_an_alternative_and_a_distant_one_is_not():
+    both = ev("duo", "The Lark Quartet was founded by Mira Osk and Tove Lind in Malmo.",
+              title="Lark Quartet", score=0.8)
+    finding = find("the founder of the Lark Quartet", [both])
+    assert finding.text in ("Mira Osk", "Tove Lind")
+    assert finding.alternatives == [({"Mira Osk", "Tove Lind"} - {finding.text}).pop()]
+    apart = ev("walkman-2", "The company that makes the Walkman is Sony Corporation. Rain "
+               "fell on Osaka in June.", title="Walkman", score=0.8)
+    far = find("the company that makes the Walkman", [apart])
+    assert far.text == "Sony Corporation" and far.alternatives == []  # Osaka: another matter

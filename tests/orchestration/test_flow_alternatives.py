@@ -1,0 +1,102 @@
+"""A dependent sub-query whose search did not answer it tries the finder's runner-up: a wrong
+bridge is the usual reason a hop finds nothing, so the next attempt substitutes the
+dependency's next candidate (no rewriter call) before anything else, and never one it already
+searched. Through the real decisions and step runner, in process."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragq.ledger.memory import MemoryJob, MemoryLedger
+from ragq.schemas.flow import (
+    Evidence,
+    Finding,
+    Plan,
+    PlannedSubQuery,
+    Rewrite,
+    Strategy,
+    SufficiencyVerdict,
+    Usage,
+)
+from ragq.tasks.inline import InlineDispatcher
+from ragq.tasks.runner import Runner
+from tests.fakes.flow_world import COLLECTION, config, seeded_world
+
+MAKER = "the maker of the Orion lens"
+HOME = "Where is {0} based?"
+
+
+def _chain(question: str, *, max_sub_queries: int, context: str = "") -> tuple[Plan, Usage]:
+    return Plan(sub_queries=[PlannedSubQuery(text=MAKER),
+                             PlannedSubQuery(text=HOME, depends_on=[0])],
+                strategy=Strategy.CHAIN), Usage(model="m")
+
+
+def _run(finding: Finding, right: str) -> tuple[MemoryJob, list[str]]:
+    """One job of the chain; the maker's finding is ``finding``; a search of the second hop
+    is sufficient only when it names ``right``. Returns the job and the roles called."""
+    world = seeded_world(5)
+    provider = world.provider
+    roles: list[str] = []
+
+    def plan(question: str, **kw: object) -> tuple[Plan, Usage]:
+        return _chain(question, max_sub_queries=4)
+
+    def check(sub_query: str, evidence: Sequence[Evidence]) -> tuple[SufficiencyVerdict, Usage]:
+        roles.append("sufficiency")
+        ok = sub_query == MAKER or right in sub_query
+        return SufficiencyVerdict(sufficient=ok, score=0.9 if ok else 0.1), Usage(model="m")
+
+    def find(sub_query: str, evidence: Sequence[Evidence]) -> tuple[Finding, Usage]:
+        roles.append("finder")
+        return (finding if sub_query == MAKER else Finding(text="Jena")), Usage(model="m")
+
+    def rewrite(sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
+                previous: Sequence[str]) -> tuple[Rewrite, Usage]:
+        roles.append("rewriter")
+        return Rewrite(text=f"{sub_query} rewritten {attempt}"), Usage(model="m")
+
+    provider.plan, provider.check_sufficiency = plan, check  # type: ignore[method-assign]
+    provider.find, provider.rewrite = find, rewrite  # type: ignore[method-assign]
+    ledger = MemoryLedger()
+    job_id = ledger.add_job("Where is the maker of the Orion lens based?",
+                            collection=COLLECTION, meta={"route": "full"})
+    InlineDispatcher(Runner(ledger, world, config())).run(job_id)
+    return ledger.jobs[job_id], roles
+
+
+def _searched(job: MemoryJob, index: int) -> list[str]:
+    sq = job.sub_queries[(0, index)]
+    return [r.query for r in sorted(job.requests.values(), key=lambda r: r.attempt)
+            if r.sub_query_id == sq.id]
+
+
+def test_a_hop_that_found_nothing_searches_with_the_runner_up_and_settles_on_it():
+    job, roles = _run(Finding(text="Vega Optics", alternatives=["Zeiss Works"]), "Zeiss Works")
+    assert job.sub_queries[(0, 0)].alternatives == ("Zeiss Works",)
+    assert _searched(job, 1) == ["Where is Vega Optics based?", "Where is Zeiss Works based?"]
+    second = job.sub_queries[(0, 1)]
+    assert second.status == "sufficient" and second.finding == "Jena"
+    first_check = job.checks[(second.id, 0)]
+    assert not first_check.sufficient and first_check.rewrite == "Where is Zeiss Works based?"
+    assert "next candidate: 'Zeiss Works'" in first_check.reason
+    assert "rewriter" not in roles  # the candidate, not a rewrite of the wrong bridge
+
+
+def test_candidates_are_tried_in_order_and_never_twice():
+    job, _ = _run(Finding(text="Vega Optics", alternatives=["Vega Optics", "Lyra Glass",
+                                                            "Zeiss Works"]), "Zeiss Works")
+    # "Vega Optics" again would repeat the first search: skipped. The route's attempts (3)
+    # then reach the third candidate.
+    assert _searched(job, 1) == ["Where is Vega Optics based?", "Where is Lyra Glass based?",
+                                 "Where is Zeiss Works based?"]
+    assert job.sub_queries[(0, 1)].status == "sufficient"
+
+
+def test_without_runners_up_a_hop_that_found_nothing_rewrites_as_before():
+    job, roles = _run(Finding(text="Vega Optics"), "Zeiss Works")
+    searched = _searched(job, 1)
+    assert searched[0] == "Where is Vega Optics based?"
+    assert all("Zeiss" not in q for q in searched)
+    assert job.sub_queries[(0, 1)].status == "insufficient"
+    assert roles.count("rewriter") == len(searched) - 1  # every further attempt a rewrite
