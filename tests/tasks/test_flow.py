@@ -179,10 +179,13 @@ def test_cancelling_a_batch_stops_its_open_jobs_and_keeps_finished_results(stack
                 collection=collection)
     # Distinct questions: identical ones would share cached plans and evidence and race
     # through in a blink, leaving nothing open to cancel.
-    # More tickets than the window of open jobs, so some wait in line.
+    # More tickets than the window of open jobs, so some wait in line: twice the window and
+    # more, so the line cannot drain between the first job's end and the cancel (every ending
+    # sends the next waiting job; with one window's worth waiting, a loaded machine sent them
+    # all before the cancel landed).
     window = stack.settings.open_jobs_window
     assert window is not None
-    count = window + 14
+    count = 3 * window + 14
     tickets = write_jsonl(tmp_path / "t.jsonl", [
         {"custom_id": f"c{i}", "question": f"{BRIDGE_QUESTION[:-1]}, case {i}?"}
         for i in range(count)])
