@@ -1,4 +1,4 @@
-from ragq.providers.offline.finder import Relation, find, head_noun, relation_terms
+from ragq.providers.offline.finder import find, head_noun
 from tests.providers.conftest import ev
 
 SONY = ev("walkman", "The Walkman is a brand of portable audio players manufactured by Sony "
@@ -54,15 +54,6 @@ def test_a_statement_asks_for_what_its_last_indefinite_phrase_introduces():
     assert head_noun("Ines Vaart's debut record was issued by an independent label") == "label"
     assert head_noun("The Glass Orchard is a film featuring an Estonian actress") == "actress"
     assert head_noun("the composer of Finlandia") == "composer"  # a description: unchanged
-
-
-def test_the_relation_words_are_those_beside_the_asked_phrase():
-    issued = relation_terms("Ines Vaart's debut record was issued by an independent label",
-                            "label")
-    assert issued.leads == {"issu"} and not issued.trails  # the nearest word, not "record"
-    praised = relation_terms("the magazine that praised Ines Vaart", "magazine")
-    assert praised.trails == {"prais"} and not praised.leads
-    assert relation_terms("Who wrote it?", "") == Relation()
 
 
 def test_of_several_names_the_one_beside_the_relation_word_is_found():
