@@ -8,6 +8,8 @@ budget says stop; then the job answers from what it has.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ragq.orchestration.budgets import budget_stop
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.actions import (
@@ -26,6 +28,7 @@ from ragq.orchestration.flow.state import JobState
 from ragq.orchestration.plan import ValidatedPlan, layers
 from ragq.orchestration.routing import RoutePath, budget_for
 from ragq.orchestration.stop_rules import VerifyRound, decide_stop
+from ragq.orchestration.text import normalize_query
 from ragq.schemas.flow import Verification
 from ragq.schemas.statuses import JobStatus, SubQueryOrigin
 from ragq.schemas.tasks import Task
@@ -70,7 +73,7 @@ def on_verifier(state: JobState, event: RoleAnswered) -> list[Action]:
     budget = budget_for(state.route or RoutePath.FULL)
     decision = decide_stop(history, min_confidence=state.config.min_confidence,
                            max_rounds=budget.max_verify_rounds)
-    follow_ups = follow_up_queries(verdict)
+    follow_ups = follow_up_queries(verdict, searched=[r.query for r in state.requests])
     record = RecordVerification(round_, verdict, follow_ups, new)
     if decision.stop or not follow_ups:
         reason = decision.reason.value if decision.reason else NO_FOLLOW_UP
@@ -81,9 +84,14 @@ def on_verifier(state: JobState, event: RoleAnswered) -> list[Action]:
             EnqueueLayer(round_ + 1, 0, tuple(range(len(items))))]
 
 
-def follow_up_queries(verdict: Verification) -> tuple[str, ...]:
-    """The verifier's follow-ups, without blanks and repeats, in its order."""
-    return tuple(dict.fromkeys(q for q in verdict.follow_up_queries if q.strip()))
+def follow_up_queries(verdict: Verification, *, searched: Sequence[str] = ()
+                      ) -> tuple[str, ...]:
+    """The verifier's follow-ups, in its order, without blanks, repeats and queries the job
+    already searched (normalized): a round of those would bring back the same hits and spend
+    a sufficiency check, a finder and a verifier on them. None left ends the loop."""
+    done = {normalize_query(q) for q in searched}
+    fresh = (q for q in verdict.follow_up_queries if q.strip() and normalize_query(q) not in done)
+    return tuple(dict.fromkeys(fresh))
 
 
 def new_evidence(state: JobState, round_: int) -> int:

@@ -1,7 +1,7 @@
-"""A dependent sub-query whose search did not answer it tries the finder's runner-up: a wrong
-bridge is the usual reason a hop finds nothing, so the next attempt substitutes the
-dependency's next candidate (no rewriter call) before anything else, and never one it already
-searched. Through the real decisions and step runner, in process."""
+"""What a job searches again, and what it does not: a dependent sub-query whose search did not
+answer it tries the finder's runner-up (a wrong bridge is the usual reason a hop finds nothing)
+before any rewrite, never one it already searched; a verify round never re-asks a query the job
+already searched. Through the real decisions and step runner, in process."""
 
 from __future__ import annotations
 
@@ -100,3 +100,42 @@ def test_without_runners_up_a_hop_that_found_nothing_rewrites_as_before():
     assert all("Zeiss" not in q for q in searched)
     assert job.sub_queries[(0, 1)].status == "insufficient"
     assert roles.count("rewriter") == len(searched) - 1  # every further attempt a rewrite
+
+
+def _verified(follow_ups: list[str]) -> tuple[MemoryJob, list[str]]:
+    """One single-search job whose verifier is never satisfied and asks ``follow_ups``."""
+    from ragq.schemas.flow import Verification
+
+    world = seeded_world(7)
+    provider = world.provider
+    roles: list[str] = []
+
+    def plan(question: str, **kw: object) -> tuple[Plan, Usage]:
+        return Plan(sub_queries=[PlannedSubQuery(text=MAKER)]), Usage(model="m")
+
+    def verify(question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
+               ) -> tuple[Verification, Usage]:
+        roles.append("verifier")
+        return Verification(sufficient=False, confidence=0.2,
+                            follow_up_queries=follow_ups), Usage(model="m")
+
+    provider.plan, provider.verify = plan, verify  # type: ignore[method-assign]
+    ledger = MemoryLedger()
+    job_id = ledger.add_job("Who makes the Orion lens?", collection=COLLECTION,
+                            meta={"route": "full"})
+    InlineDispatcher(Runner(ledger, world, config())).run(job_id)
+    return ledger.jobs[job_id], roles
+
+
+def test_a_follow_up_the_job_already_searched_starts_no_round():
+    # Asked again in other case and spacing: the same normalized query, the same hits.
+    job, roles = _verified(["THE maker of  the Orion lens?"])
+    assert roles == ["verifier"]  # one verdict, no round to verify
+    assert {sq.round for sq in job.sub_queries.values()} == {0}
+    assert job.stop_reason == "no_follow_up"
+
+
+def test_only_the_new_follow_ups_of_a_verdict_are_searched():
+    job, _ = _verified(["the maker of the Orion lens", "Orion lens factory address"])
+    asked = [sq.text for sq in job.sub_queries.values() if sq.round == 1]
+    assert asked == ["Orion lens factory address"]
