@@ -1,11 +1,13 @@
 """The sufficiency check of one attempt and what follows it (SPEC C6, C7).
 
 Sufficient, or not worth another search: the finder says what the sub-query found (for its
-dependents) and the sub-query settles. Insufficient after a weak pass (no hits, a low top
-score, top hits too close to tell apart): the rewriter phrases it from another angle and the
-pipeline searches again, up to the route's attempts. A strong pass the check still calls
-insufficient is missing something a rewrite of the same need rarely finds; the verifier's
-follow-ups ask for what is missing instead.
+dependents, with its runners-up) and the sub-query settles. Insufficient, a dependent
+sub-query first searches again with its dependency's next candidate (a wrong bridge is the
+usual reason a hop finds nothing), while attempts remain. Insufficient after a weak pass (no
+hits, a low top score, top hits too close to tell apart): the rewriter phrases it from another
+angle and the pipeline searches again, up to the route's attempts. A strong pass the check
+still calls insufficient is missing something a rewrite of the same need rarely finds; the
+verifier's follow-ups ask for what is missing instead.
 """
 
 from __future__ import annotations
@@ -40,16 +42,19 @@ EXPAND = "expand:"
 USED_UP = "attempts used up"
 
 
-def next_candidate(state: JobState, sq: SubQueryState) -> tuple[str, str] | None:
-    """For a dependent sub-query whose search did not answer it: the first other candidate of
-    a dependency's finding (best first) whose substituted text this sub-query has not searched,
-    with that text. A wrong bridge is the usual reason a dependent hop finds nothing, and the
-    finder's runner-up is often the right one ("Omineca Country" before "Zimbabwe")."""
+def next_candidate(state: JobState, sq: SubQueryState, attempt: int) -> tuple[str, str] | None:
+    """For a dependent sub-query whose ``attempt`` did not answer it: the first other
+    candidate of a dependency's finding (best first) whose substituted text none of its
+    attempts up to this one searched, with that text. A wrong bridge is the usual reason a
+    dependent hop finds nothing, and the finder's runner-up is often the right one ("Omineca
+    Country" before "Zimbabwe"). Later attempts are left out, so a redelivered check chooses
+    what the first delivery chose."""
     if not sq.depends_on:
         return None
     same_round = {s.index: s for s in state.round_sub_queries(sq.round)}
     deps = [i for i in sq.depends_on if i in same_round]
-    tried = {normalize_query(r.query) for r in state.requests if r.sub_query_id == sq.id}
+    tried = {normalize_query(r.query) for r in state.requests
+             if r.sub_query_id == sq.id and r.attempt <= attempt}
     planned = PlannedSubQuery(text=sq.text, depends_on=list(sq.depends_on))
     texts = {i: same_round[i].text for i in deps}
     for dep in deps:
@@ -107,7 +112,8 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
                "reason": reason}
     query = att.sq.searched_text
     everything = tuple(state.evidence_of(sub_query_id=att.sq.id, slot=att.sq.index))
-    retry = None if verdict.sufficient or expand == USED_UP else next_candidate(state, att.sq)
+    retry = None if verdict.sufficient or expand == USED_UP \
+        else next_candidate(state, att.sq, att.attempt)
     if retry is not None:
         candidate, text = retry
         check = RecordCheck(att.sq.id, att.request_id, att.attempt, False, verdict.score,

@@ -32,7 +32,8 @@ def _chain(question: str, *, max_sub_queries: int, context: str = "") -> tuple[P
                 strategy=Strategy.CHAIN), Usage(model="m")
 
 
-def _run(finding: Finding, right: str) -> tuple[MemoryJob, list[str]]:
+def _run(finding: Finding, right: str, ledger: MemoryLedger | None = None
+         ) -> tuple[MemoryJob, list[str]]:
     """One job of the chain; the maker's finding is ``finding``; a search of the second hop
     is sufficient only when it names ``right``. Returns the job and the roles called."""
     world = seeded_world(5)
@@ -58,7 +59,7 @@ def _run(finding: Finding, right: str) -> tuple[MemoryJob, list[str]]:
 
     provider.plan, provider.check_sufficiency = plan, check  # type: ignore[method-assign]
     provider.find, provider.rewrite = find, rewrite  # type: ignore[method-assign]
-    ledger = MemoryLedger()
+    ledger = ledger or MemoryLedger()
     job_id = ledger.add_job("Where is the maker of the Orion lens based?",
                             collection=COLLECTION, meta={"route": "full"})
     InlineDispatcher(Runner(ledger, world, config())).run(job_id)
@@ -139,3 +140,17 @@ def test_only_the_new_follow_ups_of_a_verdict_are_searched():
     job, _ = _verified(["the maker of the Orion lens", "Orion lens factory address"])
     asked = [sq.text for sq in job.sub_queries.values() if sq.round == 1]
     assert asked == ["Orion lens factory address"]
+
+
+def test_a_redelivered_check_chooses_the_candidate_its_first_delivery_chose():
+    from ragq.orchestration.flow.check import next_candidate
+
+    ledger = MemoryLedger()
+    job, _ = _run(Finding(text="Vega Optics", alternatives=["Zeiss Works"]), "Zeiss Works",
+                  ledger)
+    state = ledger.snapshot(job.id, config())
+    second = state.sub_query(0, 1)
+    # Attempt 1 already searched "Zeiss Works"; the check of attempt 0, delivered again,
+    # still picks it (later attempts are not counted as tried), and attempt 1's has none left.
+    assert next_candidate(state, second, 0) == ("Zeiss Works", "Where is Zeiss Works based?")
+    assert next_candidate(state, second, 1) is None
