@@ -91,9 +91,9 @@ def _rewriter(text: str) -> dict[str, Any]:
 def _finder(text: str) -> dict[str, Any]:
     chunks = _chunks(text)
     if not chunks:
-        return {"text": "", "doc_ids": [], "reason": "fake: no evidence"}
+        return {"text": "", "doc_ids": [], "reason": "fake: no evidence", "alternatives": []}
     return {"text": f"fact from {chunks[0][1]}", "doc_ids": [chunks[0][1]],
-            "reason": "fake finder"}
+            "reason": "fake finder", "alternatives": [f"fact from {c[1]}" for c in chunks[1:3]]}
 
 
 def _verifier(text: str) -> dict[str, Any]:

@@ -58,8 +58,8 @@ def test_retries_are_bounded_then_the_role_falls_back(make_provider, fake_openai
 
 
 def test_a_timeout_is_retried(make_provider, fake_openai):
-    fake_openai.script("finder", ChatAnswer({"text": "late", "doc_ids": [], "reason": ""},
-                                            delay_s=1.5))
+    fake_openai.script("finder", ChatAnswer({"text": "late", "doc_ids": [], "reason": "",
+                                             "alternatives": []}, delay_s=1.5))
     finding, usage = make_provider(timeout_s=0.3).find("Who makes it?", EVIDENCE)
     assert finding.text == "fact from zephyr"
     assert statuses(usage) == [ERROR, OK]

@@ -99,9 +99,24 @@ def test_a_server_without_usage_is_metered_with_the_tokenizer(openai_provider, f
 
 def test_a_finding_keeps_only_doc_ids_of_its_evidence(openai_provider, fake_openai):
     fake_openai.script("finder", ChatAnswer({"text": "Orion Labs", "doc_ids": ["zephyr", "nope"],
-                                             "reason": ""}))
+                                             "alternatives": [], "reason": ""}))
     finding, _ = openai_provider.find("Who makes the Zephyr?", EVIDENCE)
     assert finding.doc_ids == ["zephyr"] and finding.text == "Orion Labs"
+
+
+def test_a_findings_runners_up_are_kept_clean_and_few(openai_provider, fake_openai):
+    fake_openai.script("finder", ChatAnswer({
+        "text": "Orion Labs", "doc_ids": ["zephyr"], "reason": "",
+        "alternatives": [" Vega Optics ", "", "orion labs", "Vega Optics", "Lyra", "Zeiss"]}))
+    finding, _ = openai_provider.find("Who makes the Zephyr?", EVIDENCE)
+    assert finding.alternatives == ["Vega Optics", "Lyra"]  # no blank, repeat or the finding
+
+
+def test_no_finding_keeps_no_runners_up(openai_provider, fake_openai):
+    fake_openai.script("finder", ChatAnswer({"text": " ", "doc_ids": [], "reason": "",
+                                             "alternatives": ["Vega Optics"]}))
+    finding, _ = openai_provider.find("Who makes the Zephyr?", EVIDENCE)
+    assert finding.text == "" and finding.alternatives == []
 
 
 def test_out_of_range_numbers_are_clamped(openai_provider, fake_openai):
