@@ -70,7 +70,7 @@ def _weight(gap: int | None, weight: float) -> float:
 
 
 def proximity_fit(sentence: str, offset: int, length: int, relation: Relation,
-                   terms: AbstractSet[str]) -> float:
+                  terms: AbstractSet[str]) -> float:
     """A candidate on the right side of a relation word of the sub-query gains up to
     RELATION_WEIGHT, beside any other of its key terms up to NEARBY_WEIGHT, each divided by
     1 + the words between: of several names in one sentence, the one the sentence relates as
