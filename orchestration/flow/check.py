@@ -28,13 +28,12 @@ from ragq.orchestration.flow.actions import (
 )
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import CheckDue, Refused, RoleAnswered
-from ragq.orchestration.flow.retrieve import summary
+from ragq.orchestration.flow.retrieve import query_text, summary
 from ragq.orchestration.flow.state import JobState, SubQueryState
 from ragq.orchestration.retrieval import weak_pass
 from ragq.orchestration.routing import RoutePath, budget_for
-from ragq.orchestration.substitution import substitute
 from ragq.orchestration.text import normalize_query
-from ragq.schemas.flow import Evidence, Finding, PlannedSubQuery, Rewrite, SufficiencyVerdict
+from ragq.schemas.flow import Evidence, Finding, Rewrite, SufficiencyVerdict
 from ragq.schemas.statuses import SubQueryStatus
 from ragq.schemas.tasks import Task
 
@@ -52,15 +51,11 @@ def next_candidate(state: JobState, sq: SubQueryState, attempt: int) -> tuple[st
     if not sq.depends_on:
         return None
     same_round = {s.index: s for s in state.round_sub_queries(sq.round)}
-    deps = [i for i in sq.depends_on if i in same_round]
     tried = {normalize_query(r.query) for r in state.requests
              if r.sub_query_id == sq.id and r.attempt <= attempt}
-    planned = PlannedSubQuery(text=sq.text, depends_on=list(sq.depends_on))
-    texts = {i: same_round[i].text for i in deps}
-    for dep in deps:
+    for dep in (i for i in sq.depends_on if i in same_round):
         for candidate in same_round[dep].alternatives:
-            findings = {i: same_round[i].finding for i in deps} | {dep: candidate}
-            text = substitute(planned, findings, dependency_texts=texts).text
+            text = query_text(state, sq, instead={dep: candidate})
             if normalize_query(text) not in tried:
                 return candidate, text
     return None
@@ -91,6 +86,13 @@ class _Attempt:
                 FinishSubQuery(self.sq.id, status, finding, alternatives),
                 summary(self.sq, sufficient, finding=finding)]
 
+    def search_again(self, score: float, reason: str, text: str) -> list[Action]:
+        """Record the check as insufficient with the text chosen next, and search that text
+        as the next attempt."""
+        return [RecordCheck(self.sq.id, self.request_id, self.attempt, False, score, reason,
+                            text),
+                Continue(Task.RETRIEVE, (self.round, self.index, self.attempt + 1, text))]
+
 
 def on_check_due(state: JobState, event: CheckDue) -> list[Action]:
     att = _Attempt(state, {"round": event.round, "index": event.index,
@@ -116,11 +118,8 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
         else next_candidate(state, att.sq, att.attempt)
     if retry is not None:
         candidate, text = retry
-        check = RecordCheck(att.sq.id, att.request_id, att.attempt, False, verdict.score,
-                            f"{verdict.reason}; the dependency's next candidate: {candidate!r}",
-                            text)
-        return [*settle(event), check,
-                Continue(Task.RETRIEVE, (att.round, att.index, att.attempt + 1, text))]
+        why = f"{verdict.reason}; the dependency's next candidate: {candidate!r}"
+        return settle(event) + att.search_again(verdict.score, why, text)
     if not expand.startswith(EXPAND):
         request = FindRequest(query, everything)
         return settle(event) + ask("finder", f"find:{att.key}", estimate_tokens(query), request,
@@ -146,10 +145,7 @@ def on_rewriter(state: JobState, event: RoleAnswered) -> list[Action]:
     assert isinstance(rewrite, Rewrite)
     ctx = event.call.context
     att = _Attempt(state, ctx)
-    check = RecordCheck(att.sq.id, att.request_id, att.attempt, False, ctx["score"],
-                        ctx["reason"], rewrite.text)
-    again = Continue(Task.RETRIEVE, (att.round, att.index, att.attempt + 1, rewrite.text))
-    return [*settle(event), check, again]
+    return settle(event) + att.search_again(ctx["score"], ctx["reason"], rewrite.text)
 
 
 def on_refused(state: JobState, event: Refused) -> list[Action]:

@@ -16,6 +16,7 @@ several sources neither reads nor fills the evidence cache (it is kept per colle
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 
 from ragq.orchestration.cache_check import shared_hits, usable
@@ -50,14 +51,16 @@ from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 from ragq.schemas.tasks import Task
 
 
-def query_text(state: JobState, sq: SubQueryState) -> str:
-    """The planned text with the findings of its dependencies filled in (C5)."""
+def query_text(state: JobState, sq: SubQueryState,
+               instead: Mapping[int, str] | None = None) -> str:
+    """The planned text with the findings of its dependencies filled in (C5); ``instead``
+    puts other answers in place of some dependencies' findings (dependency index -> text)."""
     if not sq.depends_on:
         return sq.text
     same_round = {s.index: s for s in state.round_sub_queries(sq.round)}
     deps = [i for i in sq.depends_on if i in same_round]
     filled = substitute(PlannedSubQuery(text=sq.text, depends_on=list(sq.depends_on)),
-                        {i: same_round[i].finding for i in deps},
+                        {i: same_round[i].finding for i in deps} | dict(instead or {}),
                         dependency_texts={i: same_round[i].text for i in deps})
     return filled.text
 
