@@ -51,17 +51,16 @@ def relation_terms(query: str, head: str) -> Relation:
     return Relation(frozenset(before[-1:]), frozenset(trails))
 
 
-def _gap_after(sentence: str, offset: int, terms: AbstractSet[str]) -> int | None:
-    """Words between the nearest of ``terms`` before a candidate and the candidate (within
-    RELATION_REACH), or None."""
-    before = [stem(w) for w in words(sentence[:offset])][-RELATION_REACH - 1 :]
+def _gap_after(before: list[str], terms: AbstractSet[str]) -> int | None:
+    """Words between the nearest of ``terms`` in ``before`` (the stemmed words up to a
+    candidate, at most RELATION_REACH + 1) and the candidate, or None."""
     gaps = [len(before) - 1 - i for i, w in enumerate(before) if w in terms]
     return min(gaps) if gaps and min(gaps) <= RELATION_REACH else None
 
 
-def _gap_before(sentence: str, end: int, terms: AbstractSet[str]) -> int | None:
-    """Words between a candidate's end and the nearest of ``terms`` after it (within 3)."""
-    after = [stem(w) for w in words(sentence[end:])][:3]
+def _gap_before(after: list[str], terms: AbstractSet[str]) -> int | None:
+    """Words between a candidate's end and the nearest of ``terms`` in ``after`` (the
+    stemmed words after it, at most 3), or None."""
     return next((i for i, w in enumerate(after) if w in terms), None)
 
 
@@ -75,10 +74,10 @@ def proximity_fit(sentence: str, offset: int, length: int, relation: Relation,
     RELATION_WEIGHT, beside any other of its key terms up to NEARBY_WEIGHT, each divided by
     1 + the words between: of several names in one sentence, the one the sentence relates as
     the sub-query does is its answer ("stars Palash Sen, Ira Dubey…")."""
-    end = offset + length
-    related = max(_weight(_gap_after(sentence, offset, relation.leads), RELATION_WEIGHT),
-                  _weight(_gap_before(sentence, end, relation.trails), RELATION_WEIGHT))
+    before = [stem(w) for w in words(sentence[:offset])][-RELATION_REACH - 1 :]
+    after = [stem(w) for w in words(sentence[offset + length :])][:3]
+    related = max(_weight(_gap_after(before, relation.leads), RELATION_WEIGHT),
+                  _weight(_gap_before(after, relation.trails), RELATION_WEIGHT))
     others = terms - relation.leads - relation.trails
-    gaps = [g for g in (_gap_after(sentence, offset, others), _gap_before(sentence, end, others))
-            if g is not None]
+    gaps = [g for g in (_gap_after(before, others), _gap_before(after, others)) if g is not None]
     return 1.0 + related + _weight(min(gaps) if gaps else None, NEARBY_WEIGHT)
