@@ -163,6 +163,11 @@ class Rewrite(_Contract):
     reason: str = ""
 
 
+#: Runners-up a finding passes on to its dependents, whichever provider found it: each is a
+#: further search of a dependent hop, so a few, best first.
+FINDING_ALTERNATIVES = 2
+
+
 class Finding(_Contract):
     """What a sub-query found, in a few words, to substitute into dependent sub-queries."""
 

@@ -23,13 +23,12 @@ from ragq.providers.offline.lexicon import (
     term_set,
 )
 from ragq.providers.offline.relations import proximity_fit, relation_terms
-from ragq.schemas.flow import Evidence, Finding
+from ragq.schemas.flow import FINDING_ALTERNATIVES, Evidence, Finding
 
 TOP_EVIDENCE = 3  # evidence items read, best score first
 HEAD_MATCH = 2.0  # a candidate that names the head noun itself ("McDowell County")
 OFF_ANCHOR = 0.3  # weight of evidence that names none of the sub-query's entities
 TITLE_WEIGHT = 0.9  # a title is a good answer only when its page matches the description
-ALTERNATIVES = 2  # runner-up candidates a finding offers its dependents
 ALTERNATIVE_SHARE = 0.7  # of the best score a runner-up needs to be offered
 _DATE = re.compile(r"\b(?:(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|"
                    r"September|October|November|December)\s+(?:\d{1,2},\s+)?\d{4}|\d{4}s?|"
@@ -231,6 +230,7 @@ def find(sub_query: str, evidence: Sequence[Evidence]) -> Finding:
     ranked = sorted(totals.values(), key=lambda c: -c.score)
     best = ranked[0]
     others = [c.text for c in ranked[1:] if c.score >= ALTERNATIVE_SHARE * best.score]
-    return Finding(text=best.text, doc_ids=[best.doc_id], alternatives=others[:ALTERNATIVES],
+    return Finding(text=best.text, doc_ids=[best.doc_id],
+                   alternatives=others[:FINDING_ALTERNATIVES],
                    reason=f"{_kind(sub_query)} candidate scoring {best.score:.2f} of "
                           f"{len(totals)} in the top {len(top)} evidence items")

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ragq.schemas.flow import (
+    FINDING_ALTERNATIVES,
     Ask,
     AskAnswer,
     ChunkScore,
@@ -221,20 +222,17 @@ def to_rewrite(w: RewriteWire) -> Rewrite:
     return Rewrite(text=w.text.strip(), reason=w.reason)
 
 
-#: Runners-up a finding keeps (what the model lists past this is dropped).
-MAX_ALTERNATIVES = 2
-
-
 def to_finding(w: FindingWire, evidence: Sequence[Evidence]) -> Finding:
     """Doc ids the evidence does not hold are dropped: a finding cannot point elsewhere.
     Alternatives are kept stripped, without blanks, repeats or the finding itself, at most
-    :data:`MAX_ALTERNATIVES`; none without a finding (there is nothing to be second to)."""
+    :data:`~schemas.flow.FINDING_ALTERNATIVES`; none without a finding (there is nothing to be
+    second to)."""
     known = {e.doc_id for e in evidence}
     text = w.text.strip()
     others = [a.strip() for a in w.alternatives]
     kept = list(dict.fromkeys(a for a in others if a and a.casefold() != text.casefold()))
     return Finding(text=text, doc_ids=[d for d in w.doc_ids if d in known], reason=w.reason,
-                   alternatives=kept[:MAX_ALTERNATIVES] if text else [])
+                   alternatives=kept[:FINDING_ALTERNATIVES] if text else [])
 
 
 def to_verification(w: VerificationWire) -> Verification:
