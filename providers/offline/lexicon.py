@@ -180,7 +180,11 @@ def entity_present(entity: str, terms: set[str]) -> bool:
 
 def coverage(query: str, texts: Iterable[str]) -> tuple[float, list[str]]:
     """Share of the query's entities (weight 2) and key terms (weight 1) found in ``texts``,
-    and the missing ones, entities first."""
+    and the missing ones, entities first, each term as the query spells it: the missing terms
+    become follow-up and rewritten queries, and a stem ("compar", "integrat") embeds as noise."""
+    spelled: dict[str, str] = {}
+    for word in content_words(query):
+        spelled.setdefault(stem(word), word)
     terms: set[str] = set()
     for text in texts:
         terms |= term_set(text)
@@ -197,7 +201,7 @@ def coverage(query: str, texts: Iterable[str]) -> tuple[float, list[str]]:
         if term in terms:
             got += 1
         else:
-            missing.append(term)
+            missing.append(spelled.get(term, term))
     return (got / total if total else 1.0), missing
 
 

@@ -45,6 +45,12 @@ def test_coverage_weighs_entities_and_reports_what_is_missing():
     assert not entity_present("Grace Hopper", term_set("Edward Hopper painted"))
 
 
+def test_missing_terms_are_spelled_as_the_query_spells_them():
+    _, missing = coverage("Which settings changed when batches were compared?",
+                          ["Nothing relevant here."])
+    assert missing == ["settings", "changed", "batches", "compared"]
+
+
 def test_relational_nouns_are_roles_not_verbs():
     assert relational_noun("composer") and relational_noun("birthplace")
     assert not relational_noun("differ") and not relational_noun("response")

@@ -23,6 +23,13 @@ def test_missing_entity_gets_a_follow_up_query(similarity):
     assert any(q.startswith("Karelia Suite") for q in result.follow_up_queries)
 
 
+def test_follow_ups_for_missing_terms_search_whole_words(similarity):
+    result = verify("How are Finlandia recordings archived and catalogued?", [SIBELIUS],
+                    [], similarity)
+    assert not result.sufficient
+    assert result.follow_up_queries == ["Finlandia recordings archived catalogued"]
+
+
 def test_a_finding_nothing_is_about_yet_becomes_the_next_hop(similarity):
     result = verify("Where was the composer of Finlandia born?", [SIBELIUS], ["Jean Sibelius"],
                     similarity)
