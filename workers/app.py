@@ -8,7 +8,13 @@ needs an importable app. Front-door code builds its own client app with :func:`c
 from __future__ import annotations
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_process_shutdown, worker_shutdown
+from celery.signals import (
+    task_postrun,
+    task_prerun,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
 
 from ragq import deadlines
 from ragq.settings import Settings, build_settings
@@ -45,6 +51,17 @@ def _start_bound(task: object = None, **_: object) -> None:
 @task_postrun.connect
 def _end_bound(**_: object) -> None:
     deadlines.clear()
+
+
+@worker_ready.connect
+def _warm_resources(sender: object = None, **_: object) -> None:
+    """Build the adapters this worker's queues need before its first task (see
+    :meth:`WorkerResources.warm`): a backlog sent to a fresh worker then starts at once."""
+    app = getattr(sender, "app", None)
+    resources = getattr(getattr(app, "conf", None), "ragq_resources", None)
+    if app is None or resources is None:
+        return
+    resources.warm(set(app.amqp.queues.consume_from or ()))
 
 
 @worker_shutdown.connect

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from ragq.schemas.tasks import Queue
 from ragq.settings import Settings
 from ragq.workers.wiring import (
     build_embedder,
@@ -130,6 +131,23 @@ class WorkerResources:
     @property
     def webhook_sender(self) -> WebhookSender:
         return self._once("_webhook_sender", lambda: build_webhook_sender(self.settings))
+
+    def warm(self, queues: Collection[str]) -> None:
+        """Build now what tasks from ``queues`` will need, before the worker takes its first.
+
+        Built lazily, the first model task of a process imported the openai client (about
+        0.4 s of CPU, under the lock every other adapter is built under): when a backlog
+        arrived on a fresh worker, its first few hundred jobs all waited behind that one
+        import. The vector store stays lazy (its ownership lock goes to whoever first needs it);
+        the embedder's model is loaded, which an embedding task would do first anyway.
+        """
+        wanted = set(queues)
+        if wanted & {Queue.MODELS, Queue.BOOKKEEPING, Queue.RETRIEVAL}:
+            _ = self.runner  # the engine, the tokenizer and the flow's config
+        if Queue.MODELS in wanted:
+            _ = self.provider
+        if wanted & {Queue.RETRIEVAL, Queue.INGEST}:
+            self.embedder.embed(["warm"])
 
     def close(self) -> None:
         """Release the store (and its ownership lock), the database pool and the sender's

@@ -83,3 +83,36 @@ def test_every_delivery_attempt_of_a_process_uses_its_one_sender(
     assert len(built) == 1 and built[0].sent == [webhook_id, webhook_id]
     held.close()
     assert built[0].closed
+
+
+class _Consumer:
+    """What Celery sends ``worker_ready`` from: the worker's consumer, holding its app."""
+
+    def __init__(self, app: object) -> None:
+        self.app = app
+
+
+def _ready_worker(settings: Settings, queues: tuple[Queue, ...]) -> resources.WorkerResources:
+    """A worker app consuming ``queues``, after Celery said it is ready."""
+    from celery.signals import worker_ready
+
+    app = create_app(settings)
+    app.amqp.queues.select([q.value for q in queues])
+    worker_ready.send(sender=_Consumer(app))
+    return app.conf.ragq_resources
+
+
+def test_a_model_worker_is_ready_with_its_client_built_and_the_store_left_closed(tmp_path):
+    settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
+                              openai_base_url="http://127.0.0.1:9/v1")
+    held = _ready_worker(settings, (Queue.MODELS, Queue.BOOKKEEPING))
+    assert held._provider is not None and held._runner is not None
+    assert held._store is None  # the vector store's owner is whoever first serves retrieval
+
+
+def test_a_vector_worker_is_ready_with_its_embedder_loaded_and_no_model_client(tmp_path):
+    settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
+                              openai_base_url="http://127.0.0.1:9/v1")
+    held = _ready_worker(settings, (Queue.RETRIEVAL, Queue.INGEST))
+    assert held._embedder is not None and held._provider is None
+    assert held._store is None
