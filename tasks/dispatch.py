@@ -1,6 +1,7 @@
 """What a flow step sends, as Celery messages: job-level steps by name, a layer as a chord of
-sub-query pipelines ending in ``after_layer``, webhook attempts (the one place they are sent).
-Tasks are addressed by name, so no task module is imported here."""
+sub-query pipelines ending in ``after_layer`` (a layer of one sub-query as its pipeline alone,
+which runs the layer's end itself), webhook attempts (the one place they are sent). Tasks are
+addressed by name, so no task module is imported here."""
 
 from __future__ import annotations
 
@@ -12,10 +13,29 @@ from celery.canvas import Signature
 
 from ragq.schemas.tasks import Task, task_queue
 
+#: The keyword a pipeline's tasks carry when their layer has no other sub-query: the layer's
+#: number, so the pipeline's last task ends the layer itself, without a chord.
+SOLO_LAYER = "layer"
+
 
 def step_signature(app: Celery, task: str, job_id: str, args: Sequence[Any] = ()) -> Signature:
-    """A flow step by name (immutable: it ignores a parent's result)."""
+    """A flow step by name (immutable: it ignores a parent's result). ``after_layer`` outside a
+    chord gets an empty list for the replies a chord would have given it."""
+    if task == Task.AFTER_LAYER:
+        round_, layer = args
+        return app.signature(task, args=([],), immutable=True,
+                             kwargs={"job_id": job_id, "round_": round_, "layer": layer})
     return app.signature(task, args=(job_id, *args), immutable=True)
+
+
+def pipeline_signature(app: Celery, task: str, job_id: str, args: Sequence[Any],
+                       solo_layer: int | None) -> Signature:
+    """A hop of a sub-query's pipeline. In a layer of its own (``solo_layer``) nothing collects
+    its reply, so none is stored: the result backend sees no traffic for it."""
+    if solo_layer is None:
+        return step_signature(app, task, job_id, args)
+    return app.signature(task, args=(job_id, *args), kwargs={SOLO_LAYER: solo_layer},
+                         immutable=True, ignore_result=True)
 
 
 class CeleryDispatcher:
@@ -57,6 +77,12 @@ class CeleryDispatcher:
         ended. Raises ValueError for an empty layer, which a validated plan never has."""
         if not indexes:
             raise ValueError(f"job {job_id}: layer {layer} of round {round_} has no sub-queries")
+        if len(indexes) == 1:
+            # A chord of one waits on the result backend for a reply it already knows is the
+            # last: the pipeline ends the layer itself (``FlowTask.step``).
+            pipeline_signature(self._app, Task.RETRIEVE, job_id, (round_, indexes[0]),
+                               layer).apply_async()
+            return
         header = [step_signature(self._app, Task.RETRIEVE, job_id, (round_, index))
                   for index in indexes]
         body = self._app.signature(Task.AFTER_LAYER, kwargs={"job_id": job_id,

@@ -4,9 +4,11 @@ with its event and does nothing else.
 route -> plan -> per layer a chord of [retrieve -> check (-> retrieve …)] -> after_layer ->
 verify (-> follow-up chords) -> synthesize, which ends the job. A pipeline hop *replaces* its
 task with the next, so the layer's chord waits for whole pipelines and no task waits on another.
+A layer of one sub-query is its pipeline alone, whose last hop ends the layer.
 
-Only the pipelines' tasks (retrieve, check) store a result: a layer's chord collects them. Nobody
-waits on the others (a job is followed in the ledger), so their results are never written.
+Only the pipelines' tasks (retrieve, check) of a chord store a result: the chord collects them.
+Nobody waits on the others (a job is followed in the ledger), so their results are never
+written.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ragq.orchestration.flow import (
     VerifyDue,
 )
 from ragq.schemas.tasks import Task
-from ragq.tasks.dispatch import CeleryDispatcher, step_signature
+from ragq.tasks.dispatch import CeleryDispatcher, pipeline_signature
 from ragq.tasks.runner import EVENTS
 from ragq.tasks.runtime import resources
 
@@ -58,21 +60,29 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
     retry_jitter = True
     max_retries = 6
 
-    def step(self, job_id: str, event: Event) -> dict[str, Any] | None:
+    def step(self, job_id: str, event: Event, *, layer: int | None = None
+             ) -> dict[str, Any] | None:
         """Run the step; hand the pipeline on (replacing this task) or reply to the chord.
 
         A job-level step (route, plan, after_layer, verify) runs the job-level step it hands
         on to in place when this worker consumes that step's queue, up to
         :data:`IN_PLACE_STEPS` of them: route -> plan and after_layer -> verify -> synthesize
-        cost no broker round trip. Were the worker to die meanwhile, this task's message is
-        delivered again (acks late) and decides again from the ledger, which sends the same
-        next step again; and the supervisor resumes a job whose recorded next step nothing
-        carries (:mod:`ragq.workers.stalls`)."""
+        cost no broker round trip. A pipeline whose layer has no other sub-query (``layer``,
+        see :func:`ragq.tasks.dispatch.pipeline_signature`) has no chord to reply to: its last
+        hop ends the layer itself, in place or sent. Were the worker to die meanwhile, this
+        task's message is delivered again (acks late) and decides again from the ledger, which
+        sends the same next step again; and the supervisor resumes a job whose recorded next
+        step nothing carries (:mod:`ragq.workers.stalls`)."""
         runner = resources(self).runner
         in_pipeline = isinstance(event, RetrieveDue | CheckDue)
         dispatcher = CeleryDispatcher(self.app, keep_for=None if in_pipeline else job_id)
         outcome = runner.run(job_id, event, dispatcher)
-        for _ in range(IN_PLACE_STEPS):
+        in_place = IN_PLACE_STEPS
+        if layer is not None and outcome.then is None and isinstance(event, RetrieveDue | CheckDue):
+            dispatcher = CeleryDispatcher(self.app, keep_for=job_id)
+            dispatcher.enqueue(job_id, Task.AFTER_LAYER, (event.round, layer))
+            in_place += 1  # the layer's end is the chord body's task, which ran IN_PLACE_STEPS
+        for _ in range(in_place):
             if (kept := dispatcher.take_local()) is None:
                 break
             task, args = kept
@@ -81,7 +91,8 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
         dispatcher.send_kept()
         if outcome.then is not None:
             then = outcome.then
-            raise self.replace(step_signature(self.app, then.task, job_id, then.args))
+            raise self.replace(pipeline_signature(self.app, then.task, job_id, then.args,
+                                                  layer))
         return dict(outcome.reply) if outcome.reply is not None else None
 
     def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...],
@@ -108,17 +119,17 @@ def plan(self: FlowTask, job_id: str) -> dict[str, Any] | None:
 
 @shared_task(base=FlowTask, name=Task.RETRIEVE, bind=True)
 def retrieve(self: FlowTask, job_id: str, round_: int, index: int, attempt: int = 0,
-             text: str | None = None) -> dict[str, Any] | None:
+             text: str | None = None, layer: int | None = None) -> dict[str, Any] | None:
     """Search for one attempt of sub-query (round, index), or answer it from the ledger or the
     evidence cache (C6, C12)."""
-    return self.step(job_id, RetrieveDue(round_, index, attempt, text))
+    return self.step(job_id, RetrieveDue(round_, index, attempt, text), layer=layer)
 
 
 @shared_task(base=FlowTask, name=Task.CHECK, bind=True)
 def check(self: FlowTask, job_id: str, round_: int, index: int,
-          attempt: int) -> dict[str, Any] | None:
+          attempt: int, layer: int | None = None) -> dict[str, Any] | None:
     """Sufficiency check of one attempt; rewrite and search again, or settle (C7)."""
-    return self.step(job_id, CheckDue(round_, index, attempt))
+    return self.step(job_id, CheckDue(round_, index, attempt), layer=layer)
 
 
 @shared_task(base=FlowTask, name=Task.AFTER_LAYER, bind=True, ignore_result=True)

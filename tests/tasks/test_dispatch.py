@@ -5,7 +5,7 @@ from __future__ import annotations
 from ragq.schemas.tasks import Queue, Task
 from ragq.tasks.dispatch import CeleryDispatcher, consumed_queues
 from ragq.workers.app import create_app
-from tests.fakes.broker import drain, memory_settings
+from tests.fakes.broker import drain, drain_messages, memory_settings
 
 
 def _worker_app(tmp_path, *queues: Queue):
@@ -47,3 +47,33 @@ def test_without_a_job_to_keep_for_every_step_goes_through_the_broker(tmp_path):
     dispatcher.enqueue("job_1", Task.SYNTHESIZE, ("sufficient",))
     assert dispatcher.take_local() is None
     assert drain(settings, Queue.MODELS) == [(Task.SYNTHESIZE, ["job_1", "sufficient"])]
+
+
+def test_a_layer_of_one_is_its_pipeline_alone_which_carries_the_layer_and_stores_no_result(
+        tmp_path):
+    settings, app = _worker_app(tmp_path, Queue.MODELS)
+    CeleryDispatcher(app).enqueue_layer("job_1", 0, 2, [3])
+    ((headers, (args, kwargs, _)),) = drain_messages(settings, Queue.RETRIEVAL)
+    assert (headers["task"], args, kwargs) == (Task.RETRIEVE, ["job_1", 0, 3], {"layer": 2})
+    assert headers["ignore_result"] is True
+    assert headers.get("chord") is None
+
+
+def test_a_layer_of_two_is_a_chord_whose_pipelines_store_their_replies(tmp_path):
+    settings, app = _worker_app(tmp_path, Queue.MODELS)
+    CeleryDispatcher(app).enqueue_layer("job_1", 0, 0, [0, 1])
+    sent = drain_messages(settings, Queue.RETRIEVAL)
+    assert [(h["task"], a, k) for h, (a, k, _) in sent] == [
+        (Task.RETRIEVE, ["job_1", 0, 0], {}), (Task.RETRIEVE, ["job_1", 0, 1], {})]
+    assert all(not h["ignore_result"] for h, _ in sent)
+    assert all(embed["chord"]["task"] == Task.AFTER_LAYER for _, (_, _, embed) in sent)
+
+
+def test_the_end_of_a_layer_of_one_goes_to_after_layer_as_a_chord_body_would(tmp_path):
+    settings, app = _worker_app(tmp_path, Queue.RETRIEVAL)  # a vector worker: not its queue
+    dispatcher = CeleryDispatcher(app, keep_for="job_1")
+    dispatcher.enqueue("job_1", Task.AFTER_LAYER, (0, 2))
+    assert dispatcher.take_local() is None
+    ((headers, (args, kwargs, _)),) = drain_messages(settings, Queue.BOOKKEEPING)
+    assert (headers["task"], args, kwargs) == (
+        Task.AFTER_LAYER, [[]], {"job_id": "job_1", "round_": 0, "layer": 2})

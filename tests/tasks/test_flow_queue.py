@@ -67,14 +67,17 @@ def _tasks_run(queue, tmp_path, custom_id: str, question: str) -> tuple[dict, li
 
 
 def test_job_level_steps_run_their_next_steps_in_place(queue, tmp_path):
-    """A simple job: route, its layer's pipeline, after_layer (synthesize inside it); a
-    bridge job: plan inside route, verify and synthesize inside after_layer."""
+    """A simple job: route, then its one-sub-query layer's pipeline, whose last hop ends the
+    layer (after_layer and synthesize inside it, no chord); a bridge job: plan inside route,
+    a chord for its first layer (the first hop and the whole question), whose after_layer is a
+    task of its own, and verify and synthesize inside the last layer's pipeline."""
     ingest_path(queue, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS), collection="q")
     simple, simple_tasks = _tasks_run(queue, tmp_path, "s1", "Where is Orion Labs based?")
     assert simple["route"] == "simple" and simple["status"] == "completed"
-    assert Task.SYNTHESIZE not in simple_tasks and Task.PLAN not in simple_tasks
-    assert simple_tasks[0] == Task.ROUTE and simple_tasks[-1] == Task.AFTER_LAYER
+    assert {Task.PLAN, Task.AFTER_LAYER, Task.SYNTHESIZE}.isdisjoint(simple_tasks)
+    assert simple_tasks[0] == Task.ROUTE and simple_tasks[-1] in (Task.RETRIEVE, Task.CHECK)
     bridge, bridge_tasks = _tasks_run(queue, tmp_path, "b1", BRIDGE_QUESTION)
     assert bridge["status"] == "completed"
     assert {Task.PLAN, Task.VERIFY, Task.SYNTHESIZE}.isdisjoint(bridge_tasks)
-    assert bridge_tasks.count(Task.ROUTE) == 1
+    assert bridge_tasks.count(Task.ROUTE) == 1 and bridge_tasks.count(Task.AFTER_LAYER) == 1
+    assert bridge_tasks[-1] in (Task.RETRIEVE, Task.CHECK)
