@@ -146,6 +146,11 @@ class MiniLmEmbedder:
             out[rows] = self._run(model, [encodings[i] for i in rows])
         return out.tolist()
 
+    def load(self) -> None:
+        """Load the model now (a worker does when it is ready) rather than on the first
+        embedding; a broken install then fails at start, saying so."""
+        self._loaded()
+
     def _loaded(self) -> _Model:
         model = self._model
         if model is not None:

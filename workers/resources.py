@@ -139,7 +139,8 @@ class WorkerResources:
         0.4 s of CPU, under the lock every other adapter is built under): when a backlog
         arrived on a fresh worker, its first few hundred jobs all waited behind that one
         import. The vector store stays lazy (its ownership lock goes to whoever first needs it);
-        the embedder's model is loaded, which an embedding task would do first anyway.
+        a local embedder loads its model (an embedder behind an API has nothing to load, and
+        is sent nothing).
         """
         wanted = set(queues)
         if wanted & {Queue.MODELS, Queue.BOOKKEEPING, Queue.RETRIEVAL}:
@@ -147,7 +148,9 @@ class WorkerResources:
         if Queue.MODELS in wanted:
             _ = self.provider
         if wanted & {Queue.RETRIEVAL, Queue.INGEST}:
-            self.embedder.embed(["warm"])
+            load = getattr(self.embedder, "load", None)
+            if callable(load):
+                load()
 
     def close(self) -> None:
         """Release the store (and its ownership lock), the database pool and the sender's

@@ -114,5 +114,5 @@ def test_a_vector_worker_is_ready_with_its_embedder_loaded_and_no_model_client(t
     settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
                               openai_base_url="http://127.0.0.1:9/v1")
     held = _ready_worker(settings, (Queue.RETRIEVAL, Queue.INGEST))
-    assert held._embedder is not None and held._provider is None
-    assert held._store is None
+    assert held._embedder is not None and held._embedder._model is not None  # loaded
+    assert held._provider is None and held._store is None
