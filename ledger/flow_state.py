@@ -1,15 +1,20 @@
 """A job's snapshot for the flow's decisions, read from the ledger in one read-only transaction.
 
 Everything a decision may look at is loaded: the job, its budget (with the first refused
-charge), its plan, sub-queries, requests, evidence and verdicts, oldest first. A job's rows are
-few (tens), so one snapshot per step costs a handful of indexed reads.
+charge), its plan, sub-queries, requests, evidence and verdicts, oldest first. Every step reads
+one, so the reads are Core statements built once at import (bound by job id), run on the
+session's connection: the ORM's per-query compile and identity-map work was a quarter of a
+model worker's CPU, and a snapshot needs none of it (it builds plain values, never rows to
+change).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
@@ -40,25 +45,76 @@ from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Stra
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
 
 
+def _table(row: type) -> Table:
+    return cast(Table, row.__table__)  # type: ignore[attr-defined]
+
+
+_JOB_ID = bindparam("job_id")
+_JOBS, _BATCHES, _PLANS = _table(JobRow), _table(BatchRow), _table(PlanRow)
+_BUDGETS, _CHARGES, _ASKS = _table(JobBudgetRow), _table(BudgetChargeRow), _table(AskRow)
+_SUB_QUERIES, _REQUESTS = _table(SubQueryRow), _table(RetrievalRequestRow)
+_EVIDENCE, _VERDICTS = _table(EvidenceItemRow), _table(VerificationRow)
+
+_JOB = (select(_JOBS.c.id, _JOBS.c.question, _JOBS.c.collection, _JOBS.c.acl, _JOBS.c.status,
+               _JOBS.c.route, _JOBS.c.metadata.label("meta"), _JOBS.c.reading, _JOBS.c.tenant,
+               _BATCHES.c.budget.label("batch_budget"), _PLANS.c.plan.label("plan"),
+               _PLANS.c.strategy)
+        .outerjoin(_BATCHES, _BATCHES.c.id == _JOBS.c.batch_id)
+        .outerjoin(_PLANS, (_PLANS.c.job_id == _JOBS.c.id) & (_PLANS.c.round == 0))
+        .where(_JOBS.c.id == _JOB_ID))
+_FIRST_REFUSED = (select(_CHARGES.c.dimension)
+                  .where(_CHARGES.c.job_id == _JOB_ID,
+                         _CHARGES.c.outcome == ChargeOutcome.REFUSED)
+                  .order_by(_CHARGES.c.created_at).limit(1).scalar_subquery())
+_BUDGET = (select(_BUDGETS, _FIRST_REFUSED.label("first_refused"))
+           .where(_BUDGETS.c.job_id == _JOB_ID))
+_ASK_ROWS = (select(_ASKS.c.index, _ASKS.c.text, _ASKS.c.route, _ASKS.c.question_class,
+                    _ASKS.c.route_reason, _ASKS.c.plan, _ASKS.c.cache_hit)
+             .where(_ASKS.c.job_id == _JOB_ID).order_by(_ASKS.c.index))
+_SUB_QUERY_ROWS = (select(_SUB_QUERIES.c.id, _SUB_QUERIES.c.round, _SUB_QUERIES.c.index,
+                          _SUB_QUERIES.c.original_text, _SUB_QUERIES.c.depends_on,
+                          _SUB_QUERIES.c.final_text, _SUB_QUERIES.c.status,
+                          _SUB_QUERIES.c.finding, _SUB_QUERIES.c.finding_alternatives,
+                          _SUB_QUERIES.c.origin, _SUB_QUERIES.c.ask, _SUB_QUERIES.c.sources)
+                   .where(_SUB_QUERIES.c.job_id == _JOB_ID)
+                   .order_by(_SUB_QUERIES.c.round, _SUB_QUERIES.c.index))
+_REQUEST_ROWS = (select(_REQUESTS.c.id, _REQUESTS.c.sub_query_id, _REQUESTS.c.attempt,
+                        _REQUESTS.c.query_text, _REQUESTS.c.normalized_key, _REQUESTS.c.top_k,
+                        _REQUESTS.c.dedup_of, _REQUESTS.c.cache_hit, _REQUESTS.c.filters)
+                 .where(_REQUESTS.c.job_id == _JOB_ID)
+                 .order_by(_REQUESTS.c.created_at, _REQUESTS.c.id))
+_EVIDENCE_ROWS = (select(_EVIDENCE.c.id, _EVIDENCE.c.retrieval_request_id,
+                         _EVIDENCE.c.sub_query_id, _EVIDENCE.c.chunk_id, _EVIDENCE.c.doc_id,
+                         _EVIDENCE.c.title, _EVIDENCE.c.text, _EVIDENCE.c.score,
+                         _EVIDENCE.c.text_score, _EVIDENCE.c.question_score,
+                         _EVIDENCE.c.source_version, _EVIDENCE.c.authority_tier,
+                         _EVIDENCE.c.source)
+                  .where(_EVIDENCE.c.job_id == _JOB_ID)
+                  .order_by(_EVIDENCE.c.created_at, _EVIDENCE.c.rank))
+_VERDICT_ROWS = (select(_VERDICTS.c.round, _VERDICTS.c.sufficient, _VERDICTS.c.confidence,
+                        _VERDICTS.c.new_evidence_count)
+                 .where(_VERDICTS.c.job_id == _JOB_ID).order_by(_VERDICTS.c.round))
+
+
 def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState:
     """The job's snapshot. Raises :class:`LedgerNotFoundError` for an unknown job."""
-    job = session.get(JobRow, job_id)
+    conn = session.connection()
+    bound = {"job_id": job_id}
+    job = conn.execute(_JOB, bound).first()
     if job is None:
         raise LedgerNotFoundError(f"no job {job_id!r}", table="jobs", key=job_id)
-    batch = session.get(BatchRow, job.batch_id) if job.batch_id else None
-    plan = session.scalars(select(PlanRow).where(PlanRow.job_id == job_id,
-                                                 PlanRow.round == 0)).first()
+    meta = dict(job.meta or {})
     return JobState(
         job_id=job.id, question=job.question, collection=job.collection, acl=tuple(job.acl),
-        status=JobStatus(job.status), config=config, route=job.route, meta=dict(job.meta or {}),
-        batch_budget=batch.budget if batch else None, budget=_budget(session, job_id),
+        status=JobStatus(job.status), config=config, route=job.route, meta=meta,
+        batch_budget=job.batch_budget, budget=_budget(conn, bound),
         read=job.reading is not None, ticket_context=(job.reading or {}).get("context", ""),
-        asks=_asks(session, job_id),
-        plan=Plan.model_validate(plan.plan) if plan else None,
-        strategy=Strategy(plan.strategy) if plan and plan.strategy else None,
-        sub_queries=_sub_queries(session, job_id), requests=_requests(session, job_id),
-        evidence=_evidence(session, job_id), verifications=_verifications(session, job_id),
-        sources=_sources(session, job.tenant, (job.meta or {}).get("sources") or ()),
+        asks=_asks(conn, bound),
+        plan=Plan.model_validate(job.plan) if job.plan is not None else None,
+        strategy=Strategy(job.strategy) if job.strategy else None,
+        sub_queries=_sub_queries(conn, bound), requests=_requests(conn, bound),
+        evidence=_evidence(conn, bound), verifications=_verifications(conn, bound),
+        sources=_sources(session, job.tenant, meta.get("sources") or ()),
     )
 
 
@@ -73,64 +129,46 @@ def _sources(session: Session, tenant: str, names: Sequence[str]) -> tuple[Sourc
                  for n in names)
 
 
-def _budget(session: Session, job_id: str) -> BudgetState | None:
-    row = session.get(JobBudgetRow, job_id)
+def _budget(conn: Connection, bound: dict[str, Any]) -> BudgetState | None:
+    row = conn.execute(_BUDGET, bound).first()
     if row is None:
         return None
-    refused = session.scalars(
-        select(BudgetChargeRow.dimension)
-        .where(BudgetChargeRow.job_id == job_id, BudgetChargeRow.outcome == ChargeOutcome.REFUSED)
-        .order_by(BudgetChargeRow.created_at).limit(1)).first()
+    values = row._mapping
     return BudgetState(
         profile=row.profile,
-        limits={d: getattr(row, f"limit_{d.value}") for d in BudgetDimension},
-        used={d: getattr(row, f"used_{d.value}") for d in BudgetDimension},
-        first_refused=BudgetDimension(refused) if refused is not None else None,
+        limits={d: values[f"limit_{d.value}"] for d in BudgetDimension},
+        used={d: values[f"used_{d.value}"] for d in BudgetDimension},
+        first_refused=(BudgetDimension(row.first_refused)
+                       if row.first_refused is not None else None),
     )
 
 
-def _asks(session: Session, job_id: str) -> tuple[AskState, ...]:
-    rows = session.scalars(select(AskRow).where(AskRow.job_id == job_id).order_by(AskRow.index))
+def _asks(conn: Connection, bound: dict[str, Any]) -> tuple[AskState, ...]:
     return tuple(AskState(
         index=r.index, text=r.text, route=r.route,
         question_class=QuestionClass(r.question_class) if r.question_class else None,
         route_reason=r.route_reason or "", plan=Plan.model_validate(r.plan) if r.plan else None,
-        plan_cache_hit=r.cache_hit) for r in rows)
+        plan_cache_hit=r.cache_hit) for r in conn.execute(_ASK_ROWS, bound))
 
 
-def _sub_queries(session: Session, job_id: str) -> tuple[SubQueryState, ...]:
-    t = SubQueryRow
-    rows = session.execute(select(t.id, t.round, t.index, t.original_text, t.depends_on,
-                                  t.final_text, t.status, t.finding, t.finding_alternatives,
-                                  t.origin, t.ask, t.sources)
-                           .where(t.job_id == job_id).order_by(t.round, t.index))
+def _sub_queries(conn: Connection, bound: dict[str, Any]) -> tuple[SubQueryState, ...]:
     return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
                                status=r.status, finding=r.finding,
                                alternatives=tuple(r.finding_alternatives or ()), origin=r.origin,
                                ask=r.ask, sources=tuple(r.sources or ()))
-                 for r in rows)
+                 for r in conn.execute(_SUB_QUERY_ROWS, bound))
 
 
-def _requests(session: Session, job_id: str) -> tuple[RequestState, ...]:
-    t = RetrievalRequestRow
-    rows = session.execute(select(t.id, t.sub_query_id, t.attempt, t.query_text,
-                                  t.normalized_key, t.top_k, t.dedup_of, t.cache_hit, t.filters)
-                           .where(t.job_id == job_id).order_by(t.created_at, t.id))
+def _requests(conn: Connection, bound: dict[str, Any]) -> tuple[RequestState, ...]:
     return tuple(RequestState(id=r.id, sub_query_id=r.sub_query_id, attempt=r.attempt,
                               query=r.query_text, key=r.normalized_key, top_k=r.top_k,
                               dedup_of=r.dedup_of, cache_hit=r.cache_hit,
                               sources=tuple((r.filters or {}).get("sources") or ()))
-                 for r in rows)
+                 for r in conn.execute(_REQUEST_ROWS, bound))
 
 
-def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
-    t = EvidenceItemRow
-    rows = session.execute(select(t.id, t.retrieval_request_id, t.sub_query_id, t.chunk_id,
-                                  t.doc_id, t.title, t.text, t.score, t.text_score,
-                                  t.question_score, t.source_version, t.authority_tier,
-                                  t.source)
-                           .where(t.job_id == job_id).order_by(t.created_at, t.rank))
+def _evidence(conn: Connection, bound: dict[str, Any]) -> tuple[EvidenceState, ...]:
     # model_construct: these rows were validated on the way in, and a job's evidence is read
     # again at every step of it.
     return tuple(EvidenceState(
@@ -139,11 +177,10 @@ def _evidence(session: Session, job_id: str) -> tuple[EvidenceState, ...]:
             chunk_id=r.chunk_id, doc_id=r.doc_id, title=r.title or "", text=r.text,
             score=r.score, text_score=r.text_score, question_score=r.question_score,
             source_version=r.source_version, authority_tier=r.authority_tier,
-            source=r.source or "")) for r in rows)
+            source=r.source or "")) for r in conn.execute(_EVIDENCE_ROWS, bound))
 
 
-def _verifications(session: Session, job_id: str) -> tuple[VerificationState, ...]:
-    rows = session.scalars(select(VerificationRow).where(VerificationRow.job_id == job_id)
-                           .order_by(VerificationRow.round))
+def _verifications(conn: Connection, bound: dict[str, Any]) -> tuple[VerificationState, ...]:
     return tuple(VerificationState(r.round, r.sufficient, r.confidence,
-                                   r.new_evidence_count or 0) for r in rows)
+                                   r.new_evidence_count or 0)
+                 for r in conn.execute(_VERDICT_ROWS, bound))
