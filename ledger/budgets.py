@@ -13,9 +13,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, Table, func, literal, select, update
+from sqlalchemy import (
+    ColumnElement,
+    CursorResult,
+    Table,
+    Update,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session
 
@@ -34,6 +45,7 @@ __all__ = [
 Amount = int | Decimal
 
 _BUDGETS = cast(Table, JobBudgetRow.__table__)
+_CHARGES = cast(Table, BudgetChargeRow.__table__)
 _MONEY_DIMENSIONS = frozenset({BudgetDimension.COST_USD})
 _MONEY_QUANTUM = 10**8  # compare money in 1e-8 USD units: SQLite stores it as a float
 
@@ -115,10 +127,10 @@ def get_job_budget(session: Session, *, job_id: str) -> JobBudgetRow | None:
     return session.get(JobBudgetRow, job_id, populate_existing=True)
 
 
-def _new_used(dimension: BudgetDimension, amount: Amount) -> ColumnElement[Any]:
+def _new_used(dimension: BudgetDimension) -> ColumnElement[Any]:
     used = _BUDGETS.c[f"used_{dimension.value}"]
     # Bind with the column's own type, whose processor converts Decimal for SQLite's driver.
-    return used + literal(amount, used.type)
+    return used + bindparam(f"amount_{dimension.value}", type_=used.type)
 
 
 def _fits(dimension: BudgetDimension, new_used: ColumnElement[Any]) -> ColumnElement[bool]:
@@ -143,12 +155,22 @@ class MultiCharge:
         return self.refused is None
 
 
+_KEY_PATTERN = bindparam("pattern")
+_JOB_ID = bindparam("job_id")
+_EARLIER = select(_CHARGES.c.dimension, _CHARGES.c.outcome).where(
+    _CHARGES.c.job_id == _JOB_ID, _CHARGES.c.idempotency_key.like(_KEY_PATTERN, escape="\\"))
+_DEADLINE = select(_BUDGETS.c.deadline_at).where(_BUDGETS.c.job_id == _JOB_ID)
+_ROW = select(_BUDGETS).where(_BUDGETS.c.job_id == _JOB_ID)
+_RECORD = insert(_CHARGES)
+
+
 def _first_refusal(session: Session, job_id: str, key: str) -> MultiCharge | None:
-    rows = session.scalars(
-        select(BudgetChargeRow).where(BudgetChargeRow.job_id == job_id,
-                                      BudgetChargeRow.idempotency_key.like(
-                                          f"{_escape_like(key)}/%", escape="\\"))
-        .execution_options(populate_existing=True)).all()
+    """What the first delivery of this charge decided, or None (never charged).
+
+    Every charge asks this first, so it is one prebuilt statement on the connection: no ORM
+    row is built, the read sees the database as it is now."""
+    rows = session.connection().execute(
+        _EARLIER, {"job_id": job_id, "pattern": f"{_escape_like(key)}/%"}).all()
     if not rows:
         return None
     refused = [r for r in rows if r.outcome == ChargeOutcome.REFUSED]
@@ -163,7 +185,8 @@ def _blocking(session: Session, job_id: str, values: Mapping[BudgetDimension, Am
               now: datetime) -> BudgetDimension | None:
     """Which dimension stops this charge, read from the row (after the conditional UPDATE
     failed, or for the deadline, which no UPDATE can express portably)."""
-    row = session.get(JobBudgetRow, job_id, populate_existing=True)
+    conn = session.connection()
+    row = conn.execute(_ROW if values else _DEADLINE, {"job_id": job_id}).first()
     if row is None:
         raise LedgerNotFoundError(
             f"job {job_id} has no budget; create it with create_job_budget() first",
@@ -171,8 +194,8 @@ def _blocking(session: Session, job_id: str, values: Mapping[BudgetDimension, Am
     if row.deadline_at is not None and now >= row.deadline_at:
         return BudgetDimension.LATENCY_MS
     for dim, amount in values.items():
-        limit = getattr(row, f"limit_{dim.value}")
-        if limit is not None and Decimal(getattr(row, f"used_{dim.value}")) + Decimal(amount) \
+        limit = row._mapping[f"limit_{dim.value}"]
+        if limit is not None and Decimal(row._mapping[f"used_{dim.value}"]) + Decimal(amount) \
                 > Decimal(limit):
             return dim
     return None
@@ -221,17 +244,25 @@ def _pay(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount]
          now: datetime) -> BudgetDimension | None:
     if not values:
         return None
-    new = {dim: _new_used(dim, amount) for dim, amount in values.items()}
-    query = update(_BUDGETS).where(_BUDGETS.c.job_id == job_id)
-    if not force:
-        for dim, used in new.items():
-            query = query.where(_fits(dim, used))
-    paid: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-        query.values({_BUDGETS.c[f"used_{d.value}"]: u for d, u in new.items()}))
+    paid: CursorResult[Any] = session.connection().execute(  # type: ignore[assignment]
+        _pay_statement(tuple(values), force),
+        {"b_job_id": job_id, **{f"amount_{d.value}": a for d, a in values.items()}})
     if paid.rowcount == 1:
         return None
     refused = _blocking(session, job_id, values, now)
     return refused or next(iter(values))
+
+
+@cache
+def _pay_statement(dimensions: tuple[BudgetDimension, ...], force: bool) -> Update:
+    """The conditional UPDATE paying ``dimensions`` (amounts bound as ``amount_<dim>``), built
+    once per set of dimensions: a job pays a handful of kinds of charge, each many times."""
+    new = {dim: _new_used(dim) for dim in dimensions}
+    query = update(_BUDGETS).where(_BUDGETS.c.job_id == bindparam("b_job_id"))
+    if not force:
+        for dim, used in new.items():
+            query = query.where(_fits(dim, used))
+    return query.values({_BUDGETS.c[f"used_{d.value}"]: u for d, u in new.items()})
 
 
 def _record(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount],
@@ -240,8 +271,10 @@ def _record(session: Session, job_id: str, values: Mapping[BudgetDimension, Amou
         values = {refused: values.get(refused, 0)}
     else:  # a zero amount only asked "is this dimension still open?": nothing to record
         values = {dim: amount for dim, amount in values.items() if amount}
-    session.add_all(
-        BudgetChargeRow(job_id=job_id, dimension=dim, amount=amount,
-                        idempotency_key=f"{key}/{dim.value}", step=step, attempt=attempt,
-                        outcome=ChargeOutcome.REFUSED if refused else ChargeOutcome.GRANTED)
-        for dim, amount in values.items())
+    if not values:
+        return
+    outcome = ChargeOutcome.REFUSED if refused else ChargeOutcome.GRANTED
+    session.connection().execute(_RECORD, [
+        {"job_id": job_id, "dimension": dim, "amount": amount,
+         "idempotency_key": f"{key}/{dim.value}", "step": step, "attempt": attempt,
+         "outcome": outcome} for dim, amount in values.items()])
