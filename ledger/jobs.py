@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
@@ -53,6 +53,13 @@ _COUNTER = {
     JobStatus.CANCELLED: BatchRow.cancelled_count,
 }
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
+_JOBS = cast(Table, JobRow.__table__)
+# Every step of every job moves its status: one Core statement, built once (the ORM's bulk
+# UPDATE also evaluated it against the session's objects).
+_SET_STATUS = (update(_JOBS).where(_JOBS.c.id == bindparam("b_job_id"), _JOBS.c.status.in_(_OPEN))
+               .values(status=bindparam("status"),
+                       started_at=func.coalesce(_JOBS.c.started_at,
+                                                bindparam("now", type_=_JOBS.c.started_at.type))))
 
 
 def create_batch(
@@ -134,11 +141,9 @@ def get_job(session: Session, *, job_id: str) -> JobRow:
 def set_job_status(session: Session, *, job_id: str, status: JobStatus) -> bool:
     """Move an open job to another open status; False when the job already ended (e.g. was
     cancelled), which tells the caller to stop."""
-    result = session.execute(
-        update(JobRow).where(JobRow.id == job_id, JobRow.status.in_(_OPEN))
-        .values(status=status, started_at=func.coalesce(JobRow.started_at, utcnow()))
-    )
-    return bool(result.rowcount)
+    result = session.execute(_SET_STATUS, {"b_job_id": job_id, "status": status,
+                                           "now": utcnow()})
+    return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
 def finish_job(

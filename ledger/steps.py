@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from sqlalchemy import Table, select, update
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from ragq.ledger.models import (
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 RowT = TypeVar("RowT", bound=Base)
+_MODEL_CALLS = cast(Table, ModelCallRow.__table__)
+_INSERT_IGNORING = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals)
 
 
@@ -202,16 +205,30 @@ def record_model_call(session: Session, *, job_id: str | None, role: str, provid
                       model: str, call_key: str, prompt_tokens: int, completion_tokens: int,
                       latency_ms: int, status: ModelCallStatus = ModelCallStatus.OK,
                       error: str | None = None, attempt: int = 0,
-                      cost_usd: float | Decimal = 0) -> ModelCallRow:
-    """One request to a model (``cost_usd`` in US dollars), recorded once per ``call_key``."""
-    row, _ = get_or_create(
-        session, ModelCallRow, {"job_id": job_id, "call_key": call_key},
-        {"role": role, "provider": provider, "model": model, "attempt": attempt,
-         "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-         "latency_ms": latency_ms, "status": status, "error": error,
-         "cost_usd": Decimal(str(cost_usd)).quantize(COST_QUANTUM)},
-    )
-    return row
+                      cost_usd: float | Decimal = 0) -> bool:
+    """One request to a model (``cost_usd`` in US dollars), recorded once per ``call_key``;
+    True when this call recorded it (False: a redelivery found it recorded).
+
+    A job's calls are one ``INSERT … ON CONFLICT DO NOTHING`` on the unique (job, call key):
+    every model call of every job writes one, and the ORM's look-up, savepoint and flush cost
+    several times the insert itself. A call outside a job (no job id, which the unique key
+    does not cover) is looked up first."""
+    values = {"role": role, "provider": provider, "model": model, "attempt": attempt,
+              "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+              "latency_ms": latency_ms, "status": status, "error": error,
+              "cost_usd": Decimal(str(cost_usd)).quantize(COST_QUANTUM)}
+    if job_id is None:
+        _, created = get_or_create(session, ModelCallRow, {"job_id": None, "call_key": call_key},
+                                   values)
+        return created
+    dialect = session.get_bind().dialect.name
+    statement = _INSERT_IGNORING[dialect](_MODEL_CALLS).on_conflict_do_nothing(
+        index_elements=[_MODEL_CALLS.c.job_id, _MODEL_CALLS.c.call_key])
+    row = {"job_id": job_id, "call_key": call_key, **values}
+    if dialect == "sqlite":  # rowcount is SQLite's changes(); RETURNING needs SQLite 3.35
+        return bool(session.execute(statement, row).rowcount)  # type: ignore[attr-defined]
+    # psycopg reports a row for a conflicting insert too: ask for the inserted id instead
+    return session.execute(statement.returning(_MODEL_CALLS.c.id), row).first() is not None
 
 
 def mark_in_context(session: Session, *, job_id: str, evidence_ids: Sequence[str]) -> None:
