@@ -152,3 +152,18 @@ def test_local_embedding_is_billed_nothing(embedder):
     """The model runs in-process: however much is embedded, no provider bills a token."""
     texts = ["one short text", "a much longer text about refunds " * 200, ""]
     assert embedder.billed_tokens(texts) == 0 and embedder.billed_tokens([]) == 0
+
+
+def test_a_search_sized_batch_runs_beside_a_large_one_with_the_same_vectors(embedder):
+    """Small batches (a search's queries) have a one-thread session of their own: they neither
+    wait for the large-batch lock nor give other vectors than a large batch does."""
+    texts = [f"Invoices are emailed on day {n} of each month." for n in range(12)]
+    large = matrix(embedder, texts)
+    done: list[np.ndarray] = []
+    with embedder._run_lock:  # a large batch is running
+        beside = threading.Thread(
+            target=lambda: done.append(matrix(embedder, texts[:minilm.SMALL_BATCH])), daemon=True)
+        beside.start()
+        beside.join(timeout=30)
+    assert done, "a small batch waited for the large-batch lock"
+    assert np.allclose(done[0], large[:minilm.SMALL_BATCH], atol=1e-5)
