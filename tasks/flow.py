@@ -2,9 +2,10 @@
 with its event and does nothing else.
 
 route -> plan -> per layer a chord of [retrieve -> check (-> retrieve …)] -> after_layer ->
-verify (-> follow-up chords) -> synthesize, which ends the job. A pipeline hop *replaces* its
-task with the next, so the layer's chord waits for whole pipelines and no task waits on another.
-A layer of one sub-query is its pipeline alone, whose last hop ends the layer.
+verify (-> follow-up chords) -> synthesize, which ends the job. A pipeline hop in a chord
+*replaces* its task with the next, so the layer's chord waits for whole pipelines and no task
+waits on another. A layer of one sub-query is its pipeline alone: each hop sends the next, and
+the last ends the layer.
 
 Only the pipelines' tasks (retrieve, check) of a chord store a result: the chord collects them.
 Nobody waits on the others (a job is followed in the ledger), so their results are never
@@ -91,8 +92,14 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
         dispatcher.send_kept()
         if outcome.then is not None:
             then = outcome.then
-            raise self.replace(pipeline_signature(self.app, then.task, job_id, then.args,
-                                                  layer))
+            hop = pipeline_signature(self.app, then.task, job_id, then.args, layer)
+            if layer is None:  # a chord waits on this task's id: the next hop takes its place
+                raise self.replace(hop)
+            # A lone pipeline has no chord to keep a place in, so its next hop is simply sent.
+            # Task.replace raises Ignore, and Celery formats a traceback for every Ignore: a
+            # seventh of the retrieval worker's CPU went there.
+            hop.apply_async()
+            return None
         return dict(outcome.reply) if outcome.reply is not None else None
 
     def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...],

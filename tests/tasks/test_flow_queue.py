@@ -3,7 +3,7 @@ pipelines that replace their tasks, a redelivered first step."""
 
 from __future__ import annotations
 
-from celery.signals import task_prerun
+from celery.signals import task_postrun, task_prerun
 from sqlalchemy import select
 
 from ragq.ingestion.submit import ingest_path
@@ -81,3 +81,29 @@ def test_job_level_steps_run_their_next_steps_in_place(queue, tmp_path):
     assert {Task.PLAN, Task.VERIFY, Task.SYNTHESIZE}.isdisjoint(bridge_tasks)
     assert bridge_tasks.count(Task.ROUTE) == 1 and bridge_tasks.count(Task.AFTER_LAYER) == 1
     assert bridge_tasks[-1] in (Task.RETRIEVE, Task.CHECK)
+
+
+def test_a_lone_pipeline_sends_its_next_hop_while_a_chords_pipeline_replaces_its_task(
+        queue, tmp_path):
+    """A hop of a layer of one ends as a task of its own and sends the next (Task.replace
+    raises Ignore, for which Celery formats a traceback); a hop in a chord still hands its
+    place in the chord to the next by replacing itself."""
+    ended: list[tuple[str, object, str]] = []
+
+    def record(task=None, kwargs=None, state=None, **_):
+        ended.append((task.name, (kwargs or {}).get("layer"), state))
+
+    task_postrun.connect(record, weak=False)
+    try:
+        ingest_path(queue, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS), collection="q")
+        sent = submit_file(queue, write_jsonl(tmp_path / "lone.jsonl", [
+            {"custom_id": "lone", "question": BRIDGE_QUESTION}]), collection="q")
+        assert wait(queue, sent.batch_id, timeout_s=120, poll_s=0.05)["status"] == "completed"
+    finally:
+        task_postrun.disconnect(record)
+    lone = [(name, state) for name, layer, state in ended if layer is not None]
+    chord = [(name, state) for name, layer, state in ended
+             if layer is None and name == Task.RETRIEVE]
+    assert (Task.RETRIEVE, "SUCCESS") in lone and (Task.CHECK, "SUCCESS") in lone
+    assert {state for _, state in lone} == {"SUCCESS"}
+    assert chord and {state for _, state in chord} == {"IGNORED"}
