@@ -183,8 +183,8 @@ def _escape_like(text: str) -> str:
 
 def _blocking(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount],
               now: datetime) -> BudgetDimension | None:
-    """Which dimension stops this charge, read from the row (after the conditional UPDATE
-    failed, or for the deadline, which no UPDATE can express portably)."""
+    """Which dimension stops this charge, read from the row after the conditional UPDATE
+    failed (the deadline first), or the deadline alone for a charge of nothing."""
     conn = session.connection()
     row = conn.execute(_ROW if values else _DEADLINE, {"job_id": job_id}).first()
     if row is None:
@@ -228,7 +228,8 @@ def charge_many(
     now = now or utcnow()
     try:
         with session.begin_nested():
-            refused = None if force else _blocking(session, job_id, {}, now)
+            # The conditional UPDATE checks the deadline itself; a charge of nothing has none.
+            refused = None if force or values else _blocking(session, job_id, {}, now)
             if refused is None:
                 refused = _pay(session, job_id, values, force, now)
             _record(session, job_id, values, refused, idempotency_key, step, attempt)
@@ -246,7 +247,7 @@ def _pay(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount]
         return None
     paid: CursorResult[Any] = session.connection().execute(  # type: ignore[assignment]
         _pay_statement(tuple(values), force),
-        {"b_job_id": job_id, **{f"amount_{d.value}": a for d, a in values.items()}})
+        {"b_job_id": job_id, "now": now, **{f"amount_{d.value}": a for d, a in values.items()}})
     if paid.rowcount == 1:
         return None
     refused = _blocking(session, job_id, values, now)
@@ -260,6 +261,8 @@ def _pay_statement(dimensions: tuple[BudgetDimension, ...], force: bool) -> Upda
     new = {dim: _new_used(dim) for dim in dimensions}
     query = update(_BUDGETS).where(_BUDGETS.c.job_id == bindparam("b_job_id"))
     if not force:
+        deadline = _BUDGETS.c.deadline_at
+        query = query.where(deadline.is_(None) | (deadline > bindparam("now", type_=deadline.type)))
         for dim, used in new.items():
             query = query.where(_fits(dim, used))
     return query.values({_BUDGETS.c[f"used_{d.value}"]: u for d, u in new.items()})

@@ -4,7 +4,7 @@ SQLite and, with ``RAGQ_TEST_POSTGRES_URL`` set, on PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
@@ -266,6 +266,26 @@ def test_a_passed_deadline_refuses_with_latency(engine: Engine) -> None:
     assert _many(engine, job_id, "late", amounts={"steps": 1}).refused \
         is BudgetDimension.LATENCY_MS
     assert _used(engine, job_id) == (0, 0)
+
+
+def test_the_deadline_is_compared_as_an_instant_whatever_offset_set_it(engine: Engine) -> None:
+    """The conditional UPDATE checks the deadline itself: an hour ahead written at UTC+05:00
+    still pays, a second ago written at UTC-03:00 refuses with latency, a forced settle pays."""
+    with session_scope(engine) as session:
+        job = JobRow(tenant="t", collection="c", question="q")
+        session.add(job)
+        session.flush()
+        ahead = datetime.now(timezone(timedelta(hours=5))) + timedelta(hours=1)
+        create_job_budget(session, job_id=job.id, limits={"steps": 5}, deadline_at=ahead)
+        job_id = job.id
+    assert _charge(engine, job_id, "early").granted
+    with session_scope(engine) as session:
+        budget = get_job_budget(session, job_id=job_id)
+        assert budget is not None
+        budget.deadline_at = datetime.now(timezone(timedelta(hours=-3))) - timedelta(seconds=1)
+    assert _charge(engine, job_id, "late").refused is BudgetDimension.LATENCY_MS
+    assert _many(engine, job_id, "settle", amounts={"steps": 1}, force=True).granted
+    assert _used(engine, job_id) == (2, 0)
 
 
 def test_racing_deliveries_ensure_one_budget(engine: Engine, race: Race) -> None:
