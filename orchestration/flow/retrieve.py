@@ -40,7 +40,7 @@ from ragq.orchestration.flow.actions import (
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import Probed, Refused, RetrieveDue, RoleAnswered, Searched
 from ragq.orchestration.flow.state import JobState, RequestState, SubQueryState
-from ragq.orchestration.retrieval import search_width
+from ragq.orchestration.retrieval import fetch_width, search_width, spread_over_documents
 from ragq.orchestration.retrieval_keys import retrieval_key
 from ragq.orchestration.routing import RoutePath
 from ragq.orchestration.sources import accept_choice
@@ -197,16 +197,19 @@ def on_probed(state: JobState, event: Probed) -> list[Action]:
         BudgetDimension.COST_USD: state.config.retrieval_call_usd * searches,
     }, step="retrieve", attempt=event.request.attempt)
     return [*spent, paid, *drop,
-            Search(event.request, req.query, event.vector, req.top_k, req.sources,
+            Search(event.request, req.query, event.vector, fetch_width(req.top_k), req.sources,
                    event.question_vector)]
 
 
 def on_searched(state: JobState, event: Searched) -> list[Action]:
+    """The search fetched :func:`fetch_width` hits; the request keeps its ``top_k`` of them,
+    spread over documents (:func:`spread_over_documents`), and records and caches those."""
     req = _Request(state, event.request, event.query)
+    hits = spread_over_documents(event.hits, req.top_k)
     writes, replies = _after_retrieval(state, req)
     cache: list[Action] = [] if req.cache is None else \
-        [CacheEvidence(req.key, event.hits, state.acl, req.cache)]
-    return [req.record(state, event.hits, latency_ms=event.latency_ms), *writes, *cache,
+        [CacheEvidence(req.key, hits, state.acl, req.cache)]
+    return [req.record(state, hits, latency_ms=event.latency_ms), *writes, *cache,
             *replies]
 
 

@@ -1,4 +1,7 @@
-from ragq.orchestration.retrieval import search_width
+from collections.abc import Sequence
+
+from ragq.orchestration.retrieval import fetch_width, search_width, spread_over_documents
+from ragq.schemas.cache import CachedHit
 
 
 def test_the_whole_question_searches_as_wide_as_the_context() -> None:
@@ -38,3 +41,35 @@ def test_a_tiny_margin_is_weak_only_when_asked() -> None:
 
     assert weak_pass([0.8, 0.79], min_top_score=0.5, min_margin=0.0) is None
     assert "margin" in (weak_pass([0.8, 0.79], min_top_score=0.5, min_margin=0.05) or "")
+
+
+def _hit(doc: str, chunk: int, source: str = "") -> CachedHit:
+    return CachedHit(doc_id=doc, chunk_id=f"{doc}::{chunk}", score=0.5, title=doc,
+                     text="", source=source)
+
+
+def _ids(hits: Sequence[CachedHit]) -> list[str]:
+    return [h.chunk_id for h in hits]
+
+
+def test_a_search_keeps_one_chunk_per_document_before_any_second_one() -> None:
+    hits = [_hit("manual", 0), _hit("manual", 1), _hit("manual", 2), _hit("faq", 0),
+            _hit("manual", 3), _hit("billing", 0)]
+    assert _ids(spread_over_documents(hits, 3)) == ["manual::0", "faq::0", "billing::0"]
+
+
+def test_room_left_goes_to_further_chunks_in_the_engines_order() -> None:
+    hits = [_hit("manual", 0), _hit("manual", 1), _hit("faq", 0), _hit("manual", 2)]
+    assert _ids(spread_over_documents(hits, 3)) == ["manual::0", "manual::1", "faq::0"]
+    assert _ids(spread_over_documents(hits, 9)) == _ids(hits)
+
+
+def test_each_source_keeps_its_own_top_k() -> None:
+    hits = [_hit("manual", 0, "guides"), _hit("manual", 1, "guides"),
+            _hit("manual", 0, "api"), _hit("keys", 0, "api"), _hit("faq", 0, "guides")]
+    assert _ids(spread_over_documents(hits, 2)) == ["manual::0", "manual::0", "keys::0",
+                                                     "faq::0"]
+
+
+def test_a_search_fetches_more_than_it_keeps() -> None:
+    assert fetch_width(5) > 5
