@@ -197,7 +197,8 @@ def on_probed(state: JobState, event: Probed) -> list[Action]:
         BudgetDimension.COST_USD: state.config.retrieval_call_usd * searches,
     }, step="retrieve", attempt=event.request.attempt)
     return [*spent, paid, *drop,
-            Search(event.request, req.query, event.vector, fetch_width(req.top_k), req.sources,
+            Search(event.request, req.query, event.vector,
+                   fetch_width(req.top_k, state.config.search), req.sources,
                    event.question_vector)]
 
 

@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 
 from ragq.ledger.memory import MemoryLedger
-from ragq.schemas.search import SearchRequest
+from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
 from ragq.vectorstore.base import Hit, SearchFilter
@@ -62,3 +62,14 @@ def test_the_long_page_fills_the_room_left_in_the_engines_order():
     docs, _ = _searched_docs()
     assert docs.count("key-rotation-guide") == 4
     assert docs[0] == "key-rotation-guide"
+
+
+def test_a_hybrid_search_asks_the_engine_for_its_own_width():
+    store = PagedStore()
+    adapters = InlineAdapters(SeededProvider(random.Random(1)), HashEmbedder(), store)
+    ledger = MemoryLedger()
+    job_id = ledger.add_job(QUESTION, collection="docs", acl=["public"],
+                            meta={"route": "simple"})
+    hybrid = SearchRequest(SearchMode.HYBRID, SearchFusion.DBSF)
+    InlineDispatcher(Runner(ledger, adapters, config(search=hybrid))).run(job_id)
+    assert store.widths == [8]

@@ -2,6 +2,7 @@ from collections.abc import Sequence
 
 from ragq.orchestration.retrieval import fetch_width, search_width, spread_over_documents
 from ragq.schemas.cache import CachedHit
+from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest
 
 
 def test_the_whole_question_searches_as_wide_as_the_context() -> None:
@@ -71,5 +72,11 @@ def test_each_source_keeps_its_own_top_k() -> None:
                                                      "faq::0"]
 
 
-def test_a_search_fetches_more_than_it_keeps() -> None:
-    assert fetch_width(5) > 5
+def test_a_search_fetches_more_than_it_keeps_where_the_ranking_allows() -> None:
+    assert fetch_width(5, SearchRequest(SearchMode.DENSE)) > 5
+    assert fetch_width(5, SearchRequest(SearchMode.SPARSE)) > 5
+
+
+def test_a_hybrid_search_fetches_exactly_what_it_keeps() -> None:
+    for fusion in SearchFusion:
+        assert fetch_width(5, SearchRequest(SearchMode.HYBRID, fusion)) == 5
