@@ -30,3 +30,12 @@ def test_each_search_mode_has_its_own_key():
     keys = {key("refund window", mode=m) for m in ("dense", "sparse", "hybrid-rrf", "hybrid-dbsf")}
     assert len(keys) == 4
     assert key("refund window") == key("refund window", mode="dense")
+
+
+def test_a_new_key_version_leaves_every_earlier_cached_key_behind(monkeypatch):
+    """Evidence cached by a version whose searches returned other hits is never looked up."""
+    import ragq.orchestration.retrieval_keys as keys
+
+    before = key("refund window")
+    monkeypatch.setattr(keys, "KEY_VERSION", keys.KEY_VERSION + 1)
+    assert key("refund window") != before
