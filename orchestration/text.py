@@ -71,7 +71,13 @@ def near_duplicate(a: str, b: str, threshold: float = 0.85) -> bool:
     sa, sb = shingles(a), shingles(b)
     if not sa or not sb:
         return sa == sb
-    return len(sa & sb) / len(sa | sb) >= threshold
+    # Jaccard is at most min/max of the sizes: most pairs are told apart without a set
+    # operation (context assembly compares every item with every kept one).
+    small, large = sorted((len(sa), len(sb)))
+    if small < threshold * large:
+        return False
+    shared = len(sa & sb)
+    return shared / (len(sa) + len(sb) - shared) >= threshold
 
 
 def term_overlap(query: str, text: str) -> float:

@@ -5,6 +5,7 @@ from ragq.orchestration.text import (
     content_words,
     near_duplicate,
     normalize_query,
+    shingles,
     stem,
     term_overlap,
     words,
@@ -28,6 +29,20 @@ def test_near_duplicate_tolerates_tiny_edits_only():
     a = "Refunds are issued within 14 days of the request being received by support."
     assert near_duplicate(a, a + " ")
     assert not near_duplicate(a, "Refunds are never issued for annual plans after renewal.")
+
+
+_WORDS = st.sampled_from(["refund", "plan", "annual", "within", "days", "request", "support",
+                          "window", "team"])
+
+
+@given(st.lists(_WORDS, max_size=30), st.lists(_WORDS, max_size=30),
+       st.floats(min_value=0.05, max_value=1.0))
+def test_near_duplicate_is_the_jaccard_of_word_trigrams_at_any_threshold(a, b, threshold):
+    """The size shortcut never changes the answer of the plain definition."""
+    first, second = " ".join(a), " ".join(b)
+    sa, sb = shingles(first), shingles(second)
+    plain = sa == sb if not sa or not sb else len(sa & sb) / len(sa | sb) >= threshold
+    assert near_duplicate(first, second, threshold) == plain
 
 
 def test_term_overlap_is_the_share_of_query_words_present():
