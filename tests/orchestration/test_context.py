@@ -1,3 +1,9 @@
+import math
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from ragq.orchestration.context import assemble_context, estimate_tokens
 from ragq.schemas.flow import Evidence
 
@@ -45,6 +51,12 @@ def test_estimate_counts_long_words_as_several_pieces():
     assert estimate_tokens("a b c") == 3
     assert estimate_tokens("internationalisation") == 4
     assert estimate_tokens("Hi, there.") == 4
+
+
+@given(st.text(max_size=300))
+def test_estimate_is_one_token_per_piece_and_one_more_per_further_six_characters(text):
+    assert estimate_tokens(text) == sum(max(1, math.ceil(len(p) / 6))
+                                        for p in re.findall(r"\w+|[^\w\s]", text))
 
 
 def test_second_chunk_of_a_document_waits_for_other_documents():
