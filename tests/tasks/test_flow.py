@@ -101,6 +101,13 @@ def _forget_caches(settings, collection: str, question: str) -> None:
 
 
 def test_a_redelivered_step_adds_no_ledger_rows(stack, collection, tmp_path):
+    """The first step delivered again while the job runs: it and every step it sends again run
+    beside the originals, on other workers. The job ends once with one plan and one answer, and
+    what its budget used is exactly what its granted charges add up to: no charge applied
+    twice. Which verify rounds the two executions take is a matter of timing (each decides on
+    its own snapshots, seen: one verification where an undisturbed job made two), so the rows
+    are not compared with an undisturbed job (tests/tasks/test_flow_queue.py redelivers the
+    steps of an ended job one at a time and compares every row)."""
     ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", BRIDGE_DOCS),
                 collection=collection)
     _forget_caches(stack.settings, collection, BRIDGE_QUESTION)
@@ -110,25 +117,10 @@ def test_a_redelivered_step_adds_no_ledger_rows(stack, collection, tmp_path):
     client_app(stack.settings).send_task("ragq.models.route", args=(twice.job_ids[0],))
     view = wait(stack.settings, twice.batch_id, timeout_s=180)
     assert view["counts"]["completed"] == 1, results(stack.settings, twice.batch_id)
-    _forget_caches(stack.settings, collection, BRIDGE_QUESTION)
-    once = submit_file(stack.settings, write_jsonl(tmp_path / "t1.jsonl", [
-        {"custom_id": "once", "question": BRIDGE_QUESTION}]), collection=collection)
-    assert wait(stack.settings, once.batch_id, timeout_s=180)["counts"]["completed"] == 1
-    counts_once, counts_twice = (ledger_counts(stack.settings, sent.job_ids[0])
-                                 for sent in (once, twice))
-    # The ledger's rows: once. What the budget paid is not compared across the two jobs: two
-    # sub-queries of one layer that say nearly the same thing race (whichever records its search
-    # first answers the other, or both search), a matter of timing, not of redelivery. Within
-    # each job, what it used is exactly what its granted charges add up to: none applied twice.
-    assert _rows(counts_once) == _rows(counts_twice)
-    assert counts_once["answers"] == 1 and counts_once["plans"] == 1
-    assert counts_once["used_steps"] > 0 and counts_once["used_retrieval_calls"] > 0
-    for sent, counts in ((once, counts_once), (twice, counts_twice)):
-        assert _used(counts) == paid(stack.settings, sent.job_ids[0])
-
-
-def _rows(counts: dict[str, int]) -> dict[str, int]:
-    return {k: v for k, v in counts.items() if not k.startswith("used_") and k != "budget_charges"}
+    counts = ledger_counts(stack.settings, twice.job_ids[0])
+    assert counts["answers"] == 1 and counts["plans"] == 1
+    assert counts["used_steps"] > 0 and counts["used_retrieval_calls"] > 0
+    assert _used(counts) == paid(stack.settings, twice.job_ids[0])
 
 
 def _used(counts: dict[str, int]) -> dict[str, int]:
