@@ -9,7 +9,11 @@ order), then no context (nothing fits), then no model (an extractive answer in p
 from __future__ import annotations
 
 from ragq.orchestration.budgets import budget_stop, exhausted_dimension
-from ragq.orchestration.context import assemble_for_asks, estimate_tokens
+from ragq.orchestration.context import (
+    assemble_for_asks,
+    estimate_tokens,
+    yield_answered_hops,
+)
 from ragq.orchestration.flow.actions import (
     Action,
     AnswerExtractively,
@@ -95,11 +99,12 @@ def ranked(pool: list[Evidence], ranking: Ranking | None) -> list[Evidence]:
 def _context_and_answer(state: JobState, stop_reason: str, ranking: Ranking | None
                         ) -> list[Action]:
     """The context under the token budget (counted with the real tokenizer; each ask of a
-    ticket gets its share, the whole scaled by the number of asks), then the synthesizer's
-    call, which reserves the context's tokens. The context is recorded as spent whatever the
+    ticket gets its share, the whole scaled by the number of asks; the hops whose finding a
+    later hop searched with yield their further hits), then the synthesizer's call, which
+    reserves the context's tokens. The context is recorded as spent whatever the
     budget says (it never passes what is left): the answer is owed in any case."""
     config = state.config
-    pool = ranked(pooled_evidence(state), ranking)
+    pool = yield_answered_hops(ranked(pooled_evidence(state), ranking), state.answered_hops)
     asks = [a.text for a in state.asks] or [state.asked]
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
     limit = config.context_max_tokens * len(asks)

@@ -266,6 +266,14 @@ class JobState:
                 if s.index not in depended and s.text.strip() != self.asked.strip()]
 
     @property
+    def answered_hops(self) -> set[int]:
+        """The slots of the sub-queries whose finding a later hop of their round searched
+        with (the bridges of the chains the job followed)."""
+        return {s.slot for s in self.sub_queries if s.finding
+                and any(o.round == s.round and s.index in o.depends_on
+                        for o in self.sub_queries)}
+
+    @property
     def first_refused(self) -> BudgetDimension | None:
         """The first dimension the job's budget refused, if any did."""
         return self.budget.first_refused if self.budget else None
