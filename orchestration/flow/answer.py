@@ -13,6 +13,7 @@ from ragq.orchestration.context import (
     assemble_for_asks,
     estimate_tokens,
     yield_answered_hops,
+    yield_repeated_titles,
 )
 from ragq.orchestration.flow.actions import (
     Action,
@@ -100,11 +101,13 @@ def _context_and_answer(state: JobState, stop_reason: str, ranking: Ranking | No
                         ) -> list[Action]:
     """The context under the token budget (counted with the real tokenizer; each ask of a
     ticket gets its share, the whole scaled by the number of asks; the hops whose finding a
-    later hop searched with yield their further hits), then the synthesizer's call, which
-    reserves the context's tokens. The context is recorded as spent whatever the
-    budget says (it never passes what is left): the answer is owed in any case."""
+    later hop searched with yield their further hits, and so do further paragraphs of a title
+    already ranked), then the synthesizer's call, which reserves the context's tokens. The
+    context is recorded as spent whatever the budget says (it never passes what is left): the
+    answer is owed in any case."""
     config = state.config
-    pool = yield_answered_hops(ranked(pooled_evidence(state), ranking), state.answered_hops)
+    pool = yield_repeated_titles(yield_answered_hops(ranked(pooled_evidence(state), ranking),
+                                                     state.answered_hops))
     asks = [a.text for a in state.asks] or [state.asked]
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
     limit = config.context_max_tokens * len(asks)

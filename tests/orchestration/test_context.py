@@ -6,9 +6,11 @@ from hypothesis import strategies as st
 
 from ragq.orchestration.context import (
     ANSWERED_HOP_PENALTY,
+    REPEATED_TITLE_PENALTY,
     assemble_context,
     estimate_tokens,
     yield_answered_hops,
+    yield_repeated_titles,
 )
 from ragq.schemas.flow import Evidence
 
@@ -121,3 +123,27 @@ def test_an_answered_hops_reserved_place_goes_to_a_document_of_its_own():
     assert "h:1" not in [e.chunk_id for e in plain]
     chosen = assemble_context(yield_answered_hops(evidence, {1}), max_tokens=10_000, max_items=4)
     assert [e.chunk_id for e in chosen] == ["r:1", "s:1", "h:1", "t:1"]
+
+
+def titled(cid, score, sq, title):
+    return Evidence(chunk_id=cid, doc_id=cid.split(":")[0], title=title, text=f"text of {cid}",
+                    score=score, sub_query_index=sq)
+
+
+def test_only_the_best_paragraph_of_a_title_keeps_its_score():
+    evidence = [titled("p1:0", 0.7, 0, "Tern Island"), titled("p2:0", 0.9, 1, "Tern  island"),
+                titled("p2:0", 0.6, 0, "Tern Island"), titled("q1:0", 0.5, 0, "Gull Bay"),
+                ev("u:1", 0.4, 1), ev("u:2", 0.3, 1)]
+    scores = [(e.chunk_id, e.score) for e in yield_repeated_titles(evidence)]
+    assert scores == [("p1:0", 0.7 - REPEATED_TITLE_PENALTY), ("p2:0", 0.9), ("p2:0", 0.6),
+                      ("q1:0", 0.5), ("u:1", 0.4), ("u:2", 0.3 - REPEATED_TITLE_PENALTY)]
+
+
+def test_a_hop_whose_best_hit_is_a_second_paragraph_of_a_ranked_title_places_another_page():
+    evidence = [titled("a:0", 0.95, 0, "Harbour Lights"), titled("b:0", 0.9, 2, "Tern Island"),
+                titled("c:0", 0.6, 1, "Tern Island"), titled("d:0", 0.45, 1, "Gull Bay"),
+                titled("e:0", 0.8, 2, "Seal Rock"), titled("f:0", 0.7, 2, "Puffin Cove")]
+    plain = assemble_context(evidence, max_tokens=10_000, max_items=4)
+    assert "d:0" not in [e.chunk_id for e in plain]
+    chosen = assemble_context(yield_repeated_titles(evidence), max_tokens=10_000, max_items=4)
+    assert [e.chunk_id for e in chosen] == ["a:0", "b:0", "d:0", "e:0"]
