@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ragq.orchestration.excerpts import excerpt
-from ragq.orchestration.text import near_duplicate
+from ragq.orchestration.text import content_words, near_duplicate, words
 from ragq.schemas.flow import Evidence
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
@@ -84,41 +84,47 @@ def every_hop_first(evidence: Sequence[Evidence]) -> list[Evidence]:
 
 #: Score points an answered hop's further hits lose (see :func:`yield_answered_hops`): enough
 #: to rank each below an equal copy another sub-query found and below the other hops' hits
-#: of nearly its score, small beside the reranker's range. 0.02 to 1.0 gave the same contexts.
+#: of nearly its score, small beside the reranker's range (0.05 to 0.2 gave the same
+#: contexts; 0.02 one question fewer all-gold on MuSiQue, 0.3 one fewer on HotpotQA).
 ANSWERED_HOP_PENALTY = 0.05
 
 
-def yield_answered_hops(evidence: Sequence[Evidence], answered: Collection[int]
+def yield_answered_hops(evidence: Sequence[Evidence], answered: Mapping[int, str]
                         ) -> list[Evidence]:
     """``evidence`` with the further hits of each answered hop lowered by
-    :data:`ANSWERED_HOP_PENALTY`; ``answered`` are the slots (``sub_query_index``) of hops whose
-    finding a later hop searched with.
+    :data:`ANSWERED_HOP_PENALTY`; ``answered`` maps the slot (``sub_query_index``) of each hop
+    whose finding a later hop searched with to the text it searched.
 
     Such a hop has done its work, and past its best hit the rest are runners-up of a question
     already answered (on MuSiQue 13% of its second hits are gold, 3-4% of its third and fourth,
-    against 34% and 14% for the whole question's). Two of its hits keep their score: its best,
-    and its best of its own, one no other sub-query found; a hit it shares keeps its place
-    through the other finder's copy. Its reserved first place (:func:`every_hop_first`) then
-    goes to a document only it reached rather than to a copy of one another finder would place
-    anyway (musique 0.59 -> 0.61 all-gold in context, hotpotqa 0.88 -> 0.89)."""
-    finders: defaultdict[str, set[int | None]] = defaultdict(set)
-    by_slot: defaultdict[int | None, list[str]] = defaultdict(list)
+    against 34% and 14% for the whole question's). Its best hit keeps its score, and so does
+    a hit whose title the hop names (the page of the entity it asks about, where its bridge
+    is read: "Signmark" for "the country Signmark is from"). A hit it shares keeps its place
+    through the other finder's copy, and the hop's reserved first place
+    (:func:`every_hop_first`) goes to a document the other finders do not place anyway."""
+    by_slot: defaultdict[int | None, list[Evidence]] = defaultdict(list)
     for item in sorted(evidence, key=_rank):
-        finders[item.chunk_id].add(item.sub_query_index)
-        if item.chunk_id not in by_slot[item.sub_query_index]:
-            by_slot[item.sub_query_index].append(item.chunk_id)
+        if all(item.chunk_id != other.chunk_id for other in by_slot[item.sub_query_index]):
+            by_slot[item.sub_query_index].append(item)
     kept: dict[int, set[str]] = {}
-    for slot in answered:
+    for slot, searched in answered.items():
         ranked = by_slot.get(slot, [])
-        own = [c for c in ranked if finders[c] == {slot}]
-        kept[slot] = set(ranked[:1] + own[:1])
+        kept[slot] = {e.chunk_id for e in ranked[:1]}
+        kept[slot] |= {e.chunk_id for e in ranked if _names(searched, e.title)}
     return [item.model_copy(update={"score": item.score - ANSWERED_HOP_PENALTY})
             if item.sub_query_index in kept and item.chunk_id not in kept[item.sub_query_index]
             else item for item in evidence]
 
 
+def _names(text: str, title: str) -> bool:
+    """Whether ``text`` names ``title``: every content word of the title is a word of it."""
+    wanted = content_words(title)
+    return bool(wanted) and set(wanted) <= set(words(text))
+
+
 #: Score points a further paragraph of an already ranked title loses (see
-#: :func:`yield_repeated_titles`); 0.2 to 1.0 gave the same contexts, 0.15 too little.
+#: :func:`yield_repeated_titles`); 0.3 to 1.0 gave the same contexts, 0.2 one question fewer
+#: all-gold on MuSiQue.
 REPEATED_TITLE_PENALTY = 0.3
 
 
@@ -130,7 +136,7 @@ def yield_repeated_titles(evidence: Sequence[Evidence]) -> list[Evidence]:
     as a document of its own, under the article's title: a second paragraph of "Institute of
     technology" adds less than a first page of another, and a hop whose best hit is such a
     second paragraph gets its reserved place (:func:`every_hop_first`) for its next document
-    instead (musique 0.61 -> 0.62 all-gold in context, the other sets unchanged). Waiting by
+    instead (musique +1 question all-gold in context, the other sets unchanged). Waiting by
     title in :func:`assemble_context`'s first pass, as it waits by document, gained nothing:
     the reserved places were already taken."""
     best: dict[tuple[str, str], str] = {}

@@ -266,10 +266,10 @@ class JobState:
                 if s.index not in depended and s.text.strip() != self.asked.strip()]
 
     @property
-    def answered_hops(self) -> set[int]:
+    def answered_hops(self) -> dict[int, str]:
         """The slots of the sub-queries whose finding a later hop of their round searched
-        with (the bridges of the chains the job followed)."""
-        return {s.slot for s in self.sub_queries if s.finding
+        with (the bridges of the chains the job followed), each with the text it searched."""
+        return {s.slot: s.searched_text for s in self.sub_queries if s.finding
                 and any(o.round == s.round and s.index in o.depends_on
                         for o in self.sub_queries)}
 

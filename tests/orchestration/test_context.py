@@ -20,6 +20,11 @@ def ev(cid, score, sq=0, tier=2, text=None, doc=None):
                     score=score, sub_query_index=sq, authority_tier=tier)
 
 
+def titled(cid, score, sq, title):
+    return Evidence(chunk_id=cid, doc_id=cid.split(":")[0], title=title, text=f"text of {cid}",
+                    score=score, sub_query_index=sq)
+
+
 def words(n):
     return " ".join(f"w{i}" for i in range(n))
 
@@ -101,33 +106,32 @@ def test_an_answered_hops_further_hits_yield_to_another_hops_hits_of_nearly_thei
                 ev("c:1", 0.84, 2), ev("c:2", 0.83, 2, doc="c2"), ev("b:1", 0.7, 1)]
     plain = assemble_context(evidence, max_tokens=10_000, max_items=4)
     assert [e.chunk_id for e in plain] == ["a:1", "c:1", "b:1", "a:2"]
-    answered = yield_answered_hops(evidence, {0})
+    answered = yield_answered_hops(evidence, {0: "the harbour of Tern Island"})
     chosen = assemble_context(answered, max_tokens=10_000, max_items=4)
     assert [e.chunk_id for e in chosen] == ["a:1", "c:1", "b:1", "c:2"]
 
 
-def test_an_answered_hop_keeps_its_best_hit_and_its_best_hit_no_other_sub_query_found():
-    evidence = [ev("x:1", 0.9, 0), ev("x:1", 0.9, 1), ev("x:2", 0.8, 0), ev("x:3", 0.7, 0),
+def test_an_answered_hop_keeps_its_best_hit_and_the_hits_whose_title_it_names():
+    evidence = [ev("x:1", 0.9, 0), ev("x:1", 0.9, 1), ev("x:2", 0.8, 0),
+                titled("x:3", 0.7, 0, "Marrow Pike"), titled("x:4", 0.65, 0, "Pike"),
                 ev("y:1", 0.6, 1), ev("y:2", 0.5, 1)]
+    asked = {0: "the river where Marrow Pike's pike live"}
     scores = [(e.chunk_id, e.sub_query_index, e.score)
-              for e in yield_answered_hops(evidence, {0})]
-    assert scores == [("x:1", 0, 0.9), ("x:1", 1, 0.9), ("x:2", 0, 0.8),
-                      ("x:3", 0, 0.7 - ANSWERED_HOP_PENALTY), ("y:1", 1, 0.6), ("y:2", 1, 0.5)]
+              for e in yield_answered_hops(evidence, asked)]
+    assert scores == [("x:1", 0, 0.9), ("x:1", 1, 0.9), ("x:2", 0, 0.8 - ANSWERED_HOP_PENALTY),
+                      ("x:3", 0, 0.7), ("x:4", 0, 0.65), ("y:1", 1, 0.6), ("y:2", 1, 0.5)]
 
 
-def test_an_answered_hops_reserved_place_goes_to_a_document_of_its_own():
+def test_an_answered_hops_reserved_place_goes_to_a_document_no_other_finder_places():
     # hop 1's best is the whole question's too, its runner-up a follow-up's: neither needs it
     evidence = [ev("r:1", 0.95, 0), ev("s:1", 0.9, 2), ev("s:1", 0.9, 1), ev("t:1", 0.7, 1),
                 ev("t:1", 0.7, 1000), ev("h:1", 0.4, 1), ev("w:1", 0.65, 2)]
     plain = assemble_context(evidence, max_tokens=10_000, max_items=4)
     assert "h:1" not in [e.chunk_id for e in plain]
-    chosen = assemble_context(yield_answered_hops(evidence, {1}), max_tokens=10_000, max_items=4)
+    answered = yield_answered_hops(evidence, {1: "the ferry to Skerra"})
+    chosen = assemble_context(answered, max_tokens=10_000, max_items=4)
     assert [e.chunk_id for e in chosen] == ["r:1", "s:1", "h:1", "t:1"]
 
-
-def titled(cid, score, sq, title):
-    return Evidence(chunk_id=cid, doc_id=cid.split(":")[0], title=title, text=f"text of {cid}",
-                    score=score, sub_query_index=sq)
 
 
 def test_only_the_best_paragraph_of_a_title_keeps_its_score():

@@ -42,9 +42,10 @@ def test_a_hop_is_answered_when_a_later_hop_of_its_round_searched_with_its_findi
     unfound = _sq(0, "the town where the Ostwick bakery opened")
     follow_up = _sq(0, "Dunmere river", round_=1, depends_on=(2,), finding="the Lune",
                     origin=SubQueryOrigin.FOLLOW_UP)
-    assert _state((BAKERY, RIVER, WHOLE), ()).answered_hops == {0}
-    assert _state((unfound, RIVER, WHOLE), ()).answered_hops == set()
-    assert _state((BAKERY, RIVER, WHOLE, follow_up), ()).answered_hops == {0}
+    searched = {0: "the town where the Ostwick bakery opened"}
+    assert _state((BAKERY, RIVER, WHOLE), ()).answered_hops == searched
+    assert _state((unfound, RIVER, WHOLE), ()).answered_hops == {}
+    assert _state((BAKERY, RIVER, WHOLE, follow_up), ()).answered_hops == searched
 
 
 def test_the_answered_hops_runner_up_yields_its_context_place_to_the_whole_questions():
