@@ -45,14 +45,46 @@ CONTEXT_KEY = "synthesize:context"
 
 def pooled_evidence(state: JobState) -> list[Evidence]:
     """All evidence of the job, each item tagged with its sub-query's slot (for diversity) and
-    the ask its sub-query serves."""
+    the ask its sub-query serves, in the order the plan runs its searches: by round, layer,
+    sub-query and attempt, each search's hits best first.
+
+    Not in the order the searches were recorded: a layer's searches run in parallel on the
+    workers and commit in any order, and ranking ties (one chunk found by two sub-queries
+    reranks alike) fall to the earlier item, so the same job could assemble another context
+    (seen: one MuSiQue question of 100 differed between the queue and one process)."""
     subs = {s.id: s for s in state.sub_queries}
+    attempts = {r.id: r.attempt for r in state.requests}
+    layer = _layers(state)
     out = []
     for e in state.evidence:
         sq = subs.get(e.sub_query_id or "")
         out.append(e.item.model_copy(update={"sub_query_index": sq.slot if sq else 0,
                                              "ask_index": sq.ask if sq else None}))
-    return out
+    order = [(sq.round, layer[sq.id], sq.index, attempts.get(e.request_id, 0)) if sq
+             else (-1, 0, 0, attempts.get(e.request_id, 0))
+             for e, sq in ((e, subs.get(e.sub_query_id or "")) for e in state.evidence)]
+    return [item for _, item in sorted(zip(order, out, strict=True), key=lambda pair: pair[0])]
+
+
+def _layers(state: JobState) -> dict[str, int]:
+    """Each sub-query's layer in its round's DAG: 0 without dependencies, else one past its
+    deepest dependency's."""
+    by_place = {(s.round, s.index): s for s in state.sub_queries}
+    depth: dict[str, int] = {}
+
+    def of(round_: int, index: int) -> int:
+        sq = by_place.get((round_, index))
+        if sq is None:
+            return 0
+        if sq.id not in depth:
+            depth[sq.id] = 0  # a cycle (never executed as is) counts as a root
+            depth[sq.id] = 1 + max((of(round_, d) for d in sq.depends_on if d < index),
+                                   default=-1)
+        return depth[sq.id]
+
+    for sq in state.sub_queries:
+        of(sq.round, sq.index)
+    return depth
 
 
 def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
