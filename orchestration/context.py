@@ -103,8 +103,10 @@ def yield_answered_hops(evidence: Sequence[Evidence], answered: Mapping[int, str
     through the other finder's copy, and the hop's reserved first place
     (:func:`every_hop_first`) goes to a document the other finders do not place anyway."""
     by_slot: defaultdict[int | None, list[Evidence]] = defaultdict(list)
+    seen: set[tuple[int | None, str]] = set()
     for item in sorted(evidence, key=_rank):
-        if all(item.chunk_id != other.chunk_id for other in by_slot[item.sub_query_index]):
+        if (item.sub_query_index, item.chunk_id) not in seen:
+            seen.add((item.sub_query_index, item.chunk_id))
             by_slot[item.sub_query_index].append(item)
     kept: dict[int, set[str]] = {}
     for slot, searched in answered.items():
