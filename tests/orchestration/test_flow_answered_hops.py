@@ -1,12 +1,10 @@
 """The answer step's context when a hop's finding carried the chain on: that hop's further hits
 yield to the other hops' (``JobState.answered_hops``, ``yield_answered_hops``)."""
 
-from ragq.orchestration.flow.actions import CallRole, RerankRequest, SynthesizeRequest
-from ragq.orchestration.flow.answer import on_reranker
-from ragq.orchestration.flow.events import RoleAnswered
 from ragq.orchestration.flow.state import EvidenceState, FlowConfig, JobState, SubQueryState
-from ragq.schemas.flow import Evidence, Ranking
+from ragq.schemas.flow import Evidence
 from ragq.schemas.statuses import JobStatus, SubQueryOrigin, SubQueryStatus
+from tests.orchestration.answer_context import context_docs
 
 QUESTION = "Which river runs through the town where the Ostwick bakery opened?"
 DONE = SubQueryStatus.SUFFICIENT
@@ -53,11 +51,4 @@ def test_the_answered_hops_runner_up_yields_its_context_place_to_the_whole_quest
                 _row("sq01", "Lune::0", 0.8), _row("sq02", "Dunmere::0", 0.84),
                 _row("sq02", "Dunmere_bridges::0", 0.83))
     state = _state((BAKERY, RIVER, WHOLE), evidence, max_chunks=4)
-    pool = tuple(e.item for e in evidence)
-    call = CallRole("reranker", "rerank", 0, RerankRequest(QUESTION, pool, ()),
-                    {"stop_reason": "sufficient"})
-    actions = on_reranker(state, RoleAnswered(call=call, value=Ranking(scores=[]), usage=None))
-    request = next(a.request for a in actions if isinstance(a, CallRole))
-    assert isinstance(request, SynthesizeRequest)
-    assert [e.doc_id for e in request.context] == ["Ostwick_bakery", "Dunmere", "Lune",
-                                                  "Dunmere_bridges"]
+    assert context_docs(state) == ["Ostwick_bakery", "Dunmere", "Lune", "Dunmere_bridges"]

@@ -1,12 +1,10 @@
 """The answer step's context when a hop's best hit is a further paragraph of a title another
 sub-query already ranked: the hop's reserved place goes to its next page."""
 
-from ragq.orchestration.flow.actions import CallRole, RerankRequest, SynthesizeRequest
-from ragq.orchestration.flow.answer import on_reranker
-from ragq.orchestration.flow.events import RoleAnswered
 from ragq.orchestration.flow.state import EvidenceState, FlowConfig, JobState, SubQueryState
-from ragq.schemas.flow import Evidence, Ranking
+from ragq.schemas.flow import Evidence
 from ragq.schemas.statuses import JobStatus, SubQueryStatus
+from tests.orchestration.answer_context import context_docs
 
 QUESTION = "Which ferry serves the island where the Tern lighthouse keeper was born?"
 
@@ -32,11 +30,4 @@ def test_a_second_paragraph_of_a_ranked_title_gives_its_hops_place_to_another_pa
     state = JobState(job_id="job_1", question=QUESTION, collection="c", acl=("public",),
                      status=JobStatus.SYNTHESIZING, config=FlowConfig(context_max_chunks=4),
                      route="full", sub_queries=subs, evidence=evidence)
-    pool = tuple(e.item for e in evidence)
-    call = CallRole("reranker", "rerank", 0, RerankRequest(QUESTION, pool, ()),
-                    {"stop_reason": "sufficient"})
-    actions = on_reranker(state, RoleAnswered(call=call, value=Ranking(scores=[]), usage=None))
-    request = next(a.request for a in actions if isinstance(a, CallRole))
-    assert isinstance(request, SynthesizeRequest)
-    assert [e.doc_id for e in request.context] == ["Tern_lighthouse", "Skerra_1",
-                                                  "Skerra_ferry", "Gull_Bay"]
+    assert context_docs(state) == ["Tern_lighthouse", "Skerra_1", "Skerra_ferry", "Gull_Bay"]
