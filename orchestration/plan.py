@@ -13,6 +13,7 @@ construction and :func:`layers` needs no cycle check.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ragq.errors import RagqError
@@ -174,12 +175,19 @@ def _reaches(subs: list[PlannedSubQuery], start: int, target: int) -> bool:
     return False
 
 
+def depths(depends_on: Sequence[Sequence[int]]) -> list[int]:
+    """Each node's layer in a DAG given in topological order: 0 without dependencies, else one
+    past its deepest dependency's. A dependency that is not an earlier node counts as none."""
+    depth: list[int] = []
+    for deps in depends_on:
+        depth.append(1 + max((depth[d] for d in deps if 0 <= d < len(depth)), default=-1))
+    return depth
+
+
 def layers(validated: ValidatedPlan) -> list[list[int]]:
     """Topological layers: layer k holds the sub-queries whose dependencies all sit in layers
     before k (so a layer runs as one parallel chord). Every index appears exactly once."""
-    depth: list[int] = []
-    for sub in validated.sub_queries:
-        depth.append(1 + max((depth[d] for d in sub.depends_on), default=-1))
+    depth = depths([sub.depends_on for sub in validated.sub_queries])
     out: list[list[int]] = [[] for _ in range(max(depth, default=-1) + 1)]
     for index, level in enumerate(depth):
         out[level].append(index)

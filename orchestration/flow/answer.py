@@ -35,6 +35,7 @@ from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, SynthesizeDue
 from ragq.orchestration.flow.review import escalation_reasons
 from ragq.orchestration.flow.state import JobState
+from ragq.orchestration.plan import depths
 from ragq.schemas.flow import DraftAnswer, Evidence, Ranking, Strategy
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 
@@ -55,36 +56,25 @@ def pooled_evidence(state: JobState) -> list[Evidence]:
     subs = {s.id: s for s in state.sub_queries}
     attempts = {r.id: r.attempt for r in state.requests}
     layer = _layers(state)
-    out = []
+    placed = []
     for e in state.evidence:
+        attempt = attempts.get(e.request_id, 0)
         sq = subs.get(e.sub_query_id or "")
-        out.append(e.item.model_copy(update={"sub_query_index": sq.slot if sq else 0,
-                                             "ask_index": sq.ask if sq else None}))
-    order = [(sq.round, layer[sq.id], sq.index, attempts.get(e.request_id, 0)) if sq
-             else (-1, 0, 0, attempts.get(e.request_id, 0))
-             for e, sq in ((e, subs.get(e.sub_query_id or "")) for e in state.evidence)]
-    return [item for _, item in sorted(zip(order, out, strict=True), key=lambda pair: pair[0])]
+        place = (sq.round, layer[sq.id], sq.index, attempt) if sq else (-1, 0, 0, attempt)
+        placed.append((place, e.item.model_copy(update={
+            "sub_query_index": sq.slot if sq else 0, "ask_index": sq.ask if sq else None})))
+    return [item for _, item in sorted(placed, key=lambda pair: pair[0])]
 
 
 def _layers(state: JobState) -> dict[str, int]:
-    """Each sub-query's layer in its round's DAG: 0 without dependencies, else one past its
-    deepest dependency's."""
-    by_place = {(s.round, s.index): s for s in state.sub_queries}
-    depth: dict[str, int] = {}
-
-    def of(round_: int, index: int) -> int:
-        sq = by_place.get((round_, index))
-        if sq is None:
-            return 0
-        if sq.id not in depth:
-            depth[sq.id] = 0  # a cycle (never executed as is) counts as a root
-            depth[sq.id] = 1 + max((of(round_, d) for d in sq.depends_on if d < index),
-                                   default=-1)
-        return depth[sq.id]
-
-    for sq in state.sub_queries:
-        of(sq.round, sq.index)
-    return depth
+    """Each sub-query's layer in its round's DAG (:func:`ragq.orchestration.plan.depths`)."""
+    out: dict[str, int] = {}
+    for round_ in {s.round for s in state.sub_queries}:
+        subs = sorted((s for s in state.sub_queries if s.round == round_), key=lambda s: s.index)
+        position = {s.index: n for n, s in enumerate(subs)}
+        depth = depths([[position[d] for d in s.depends_on if d in position] for s in subs])
+        out.update((s.id, d) for s, d in zip(subs, depth, strict=True))
+    return out
 
 
 def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
