@@ -55,7 +55,14 @@ __all__ = [
 
 RowT = TypeVar("RowT", bound=Base)
 _MODEL_CALLS = cast(Table, ModelCallRow.__table__)
-_INSERT_IGNORING = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+_CALL_KEY = [_MODEL_CALLS.c.job_id, _MODEL_CALLS.c.call_key]
+# Built once per dialect. SQLite's rowcount is changes() (RETURNING would need SQLite 3.35);
+# psycopg reports a row for a conflicting insert too, so PostgreSQL asks for the inserted id.
+_RECORD_CALL = {
+    "sqlite": sqlite.insert(_MODEL_CALLS).on_conflict_do_nothing(index_elements=_CALL_KEY),
+    "postgresql": postgresql.insert(_MODEL_CALLS).on_conflict_do_nothing(
+        index_elements=_CALL_KEY).returning(_MODEL_CALLS.c.id),
+}
 COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals)
 
 
@@ -222,13 +229,11 @@ def record_model_call(session: Session, *, job_id: str | None, role: str, provid
                                    values)
         return created
     dialect = session.get_bind().dialect.name
-    statement = _INSERT_IGNORING[dialect](_MODEL_CALLS).on_conflict_do_nothing(
-        index_elements=[_MODEL_CALLS.c.job_id, _MODEL_CALLS.c.call_key])
-    row = {"job_id": job_id, "call_key": call_key, **values}
-    if dialect == "sqlite":  # rowcount is SQLite's changes(); RETURNING needs SQLite 3.35
-        return bool(session.execute(statement, row).rowcount)  # type: ignore[attr-defined]
-    # psycopg reports a row for a conflicting insert too: ask for the inserted id instead
-    return session.execute(statement.returning(_MODEL_CALLS.c.id), row).first() is not None
+    done = session.execute(_RECORD_CALL[dialect],
+                           {"job_id": job_id, "call_key": call_key, **values})
+    if dialect == "sqlite":
+        return bool(done.rowcount)  # type: ignore[attr-defined]
+    return done.first() is not None
 
 
 def mark_in_context(session: Session, *, job_id: str, evidence_ids: Sequence[str]) -> None:
