@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from ragq.ledger import make_engine, normalize_url, upgrade
+from ragq.ledger import JobRow, make_engine, normalize_url, session_scope, upgrade
 
 Race = Callable[[int, Callable[[int], Any]], list[Any]]
 POSTGRES_ENV = "RAGQ_TEST_POSTGRES_URL"
@@ -87,3 +87,12 @@ def race() -> Race:
             return list(pool.map(start, range(n)))
 
     return run
+
+
+def new_job(engine: Engine) -> str:
+    """A queued job with no budget yet; its id."""
+    with session_scope(engine) as session:
+        job = JobRow(tenant="t", collection="c", question="q")
+        session.add(job)
+        session.flush()
+        return job.id

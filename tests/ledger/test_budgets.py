@@ -20,7 +20,7 @@ from ragq.ledger.budgets import (
 )
 from ragq.ledger.models import BudgetChargeRow, JobBudgetRow
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome
-from tests.ledger.conftest import Race
+from tests.ledger.conftest import Race, new_job
 
 CENT = Decimal("0.01")
 
@@ -271,13 +271,10 @@ def test_a_passed_deadline_refuses_with_latency(engine: Engine) -> None:
 def test_the_deadline_is_compared_as_an_instant_whatever_offset_set_it(engine: Engine) -> None:
     """The conditional UPDATE checks the deadline itself: an hour ahead written at UTC+05:00
     still pays, a second ago written at UTC-03:00 refuses with latency, a forced settle pays."""
+    job_id = new_job(engine)
+    ahead = datetime.now(timezone(timedelta(hours=5))) + timedelta(hours=1)
     with session_scope(engine) as session:
-        job = JobRow(tenant="t", collection="c", question="q")
-        session.add(job)
-        session.flush()
-        ahead = datetime.now(timezone(timedelta(hours=5))) + timedelta(hours=1)
-        create_job_budget(session, job_id=job.id, limits={"steps": 5}, deadline_at=ahead)
-        job_id = job.id
+        create_job_budget(session, job_id=job_id, limits={"steps": 5}, deadline_at=ahead)
     assert _charge(engine, job_id, "early").granted
     with session_scope(engine) as session:
         budget = get_job_budget(session, job_id=job_id)

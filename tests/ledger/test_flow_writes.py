@@ -6,27 +6,20 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from ragq.ledger import JobRow, session_scope
+from ragq.ledger import session_scope
 from ragq.ledger.budgets import get_job_budget
 from ragq.ledger.flow_writes import write
 from ragq.orchestration.flow.actions import Charge, OpenBudget
 from ragq.schemas.statuses import BudgetDimension
 from ragq.schemas.ticket import Budget
+from tests.ledger.conftest import new_job
 
 STEPS = BudgetDimension.STEPS
 
 
-def _job(engine: Engine) -> str:
-    with session_scope(engine) as session:
-        job = JobRow(tenant="t", collection="c", question="q")
-        session.add(job)
-        session.flush()
-        return job.id
-
-
 def test_a_charge_after_a_move_to_another_profile_in_one_transaction_pays_by_the_new_limits(
         engine: Engine):
-    job_id = _job(engine)
+    job_id = new_job(engine)
     with session_scope(engine) as session:
         write(session, job_id, OpenBudget("simple", Budget(max_steps=1)))
     with session_scope(engine) as session:  # escalated: a wider profile, then its first charge

@@ -8,18 +8,10 @@ from decimal import Decimal
 
 from sqlalchemy import Engine, select
 
-from ragq.ledger import JobRow, session_scope
+from ragq.ledger import session_scope
 from ragq.ledger.models import ModelCallRow
 from ragq.ledger.steps import record_model_call
-from tests.ledger.conftest import Race
-
-
-def _job(engine: Engine) -> str:
-    with session_scope(engine) as session:
-        job = JobRow(tenant="t", collection="c", question="q")
-        session.add(job)
-        session.flush()
-        return job.id
+from tests.ledger.conftest import Race, new_job
 
 
 def _record(engine: Engine, job_id: str | None, key: str, tokens: int) -> bool:
@@ -37,7 +29,7 @@ def _rows(engine: Engine, key: str) -> list[tuple[str | None, int, Decimal]]:
 
 
 def test_a_call_is_recorded_once_per_job_and_key_with_its_first_figures(engine):
-    job_id, other = _job(engine), _job(engine)
+    job_id, other = new_job(engine), new_job(engine)
     assert _record(engine, job_id, "route", 10) is True
     assert _record(engine, job_id, "route", 99) is False  # a redelivery: nothing added
     assert _record(engine, other, "route", 7) is True  # the same key in another job
@@ -52,7 +44,7 @@ def test_a_call_outside_any_job_is_recorded_once_per_key(engine):
 
 
 def test_racing_deliveries_of_one_call_record_it_once(engine, race: Race):
-    job_id = _job(engine)
+    job_id = new_job(engine)
     created = race(8, lambda n: _record(engine, job_id, "verify:0", n))
     assert created.count(True) == 1
     ((_, tokens, _),) = _rows(engine, "verify:0")
