@@ -234,3 +234,88 @@ def test_forked_child_never_reuses_the_parents_connection(migrated_url: str) -> 
     proc = subprocess.run([sys.executable, "-c", _FORK_CHECK, migrated_url], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def _turn(engine: Engine) -> threading.Lock:
+    """The write turn of ``engine``'s SQLite connections in this process."""
+    raw = engine.raw_connection()
+    try:
+        return raw.dbapi_connection.turn  # type: ignore[union-attr]
+    finally:
+        raw.close()
+
+
+def test_a_sqlite_write_transaction_holds_the_turn_until_it_commits_or_rolls_back(
+        sqlite_url: str) -> None:
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+    turn = _turn(engine)
+    try:
+        with session_scope(engine, readonly=True) as session:
+            session.execute(text("SELECT 1"))
+            assert not turn.locked()  # readers never queue behind writers
+        with session_scope(engine) as session:
+            create_ingest_run(session, collection="c", source_path="p")
+            session.flush()
+            assert turn.locked()
+        assert not turn.locked()
+        with pytest.raises(RuntimeError), session_scope(engine) as session:
+            create_ingest_run(session, collection="c", source_path="p")
+            session.flush()
+            raise RuntimeError("the step failed")
+        assert not turn.locked()
+        with pytest.raises(LedgerIntegrityError), session_scope(engine) as session:
+            session.execute(text("INSERT INTO ingest_runs (id) VALUES (NULL)"))
+        assert not turn.locked()
+    finally:
+        engine.dispose()
+
+
+def test_a_second_writer_in_the_process_waits_for_the_first_to_commit(sqlite_url: str) -> None:
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+    first_writing, second_done = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def second() -> None:
+        first_writing.wait(timeout=30)
+        with session_scope(engine) as session:
+            create_ingest_run(session, collection="b", source_path="p")
+            session.flush()
+            order.append("second writes")
+        second_done.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    try:
+        with session_scope(engine) as session:
+            create_ingest_run(session, collection="a", source_path="p")
+            session.flush()
+            first_writing.set()
+            assert not second_done.wait(timeout=0.3)  # it waits on the turn meanwhile
+            order.append("first commits")
+        thread.join(timeout=30)
+        assert order == ["first commits", "second writes"] and second_done.is_set()
+    finally:
+        thread.join(timeout=30)
+        engine.dispose()
+
+
+def test_a_writer_that_cannot_begin_gives_the_turn_back(sqlite_url: str, tmp_path: Path) -> None:
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+    turn = _turn(engine)
+    holder = make_engine(sqlite_url)  # another process's writer, as far as SQLite knows
+    try:
+        with holder.connect() as other:
+            with other.begin():
+                other.exec_driver_sql("CREATE TABLE lock_holder (x INTEGER)")
+                with engine.connect() as mine:
+                    mine.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+                        "PRAGMA busy_timeout = 50")
+                    with pytest.raises(Exception, match="locked"):
+                        mine.begin()
+                    assert not turn.locked()
+    finally:
+        holder.dispose()
+        engine.dispose()
