@@ -30,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import race_guard
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, JobBudgetRow
 from ragq.ledger.models.base import utcnow
@@ -111,7 +112,7 @@ def ensure_job_budget(
     if row is not None:
         return row, False
     try:
-        with session.begin_nested():
+        with race_guard(session):
             row = create_job_budget(session, job_id=job_id, limits=limits, profile=profile,
                                     deadline_at=deadline_at)
         return row, True
@@ -227,7 +228,7 @@ def charge_many(
         return earlier
     now = now or utcnow()
     try:
-        with session.begin_nested():
+        with race_guard(session):
             # The conditional UPDATE checks the deadline itself; a charge of nothing has none.
             refused = None if force or values else _blocking(session, job_id, {}, now)
             if refused is None:

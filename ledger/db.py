@@ -34,6 +34,7 @@ __all__ = [
     "make_engine",
     "make_session_factory",
     "normalize_url",
+    "race_guard",
     "session_scope",
 ]
 
@@ -287,6 +288,27 @@ def session_scope(
         raise
     finally:
         session.close()
+
+
+@contextmanager
+def race_guard(session: Session) -> Iterator[None]:
+    """Inserts that a concurrent writer may race to (the same key read as missing by two
+    deliveries of one step): a savepoint, so the loser's ``IntegrityError`` undoes only them,
+    then the block's ORM rows flushed.
+
+    On SQLite there is no such race: a write transaction holds the database's one write lock
+    from ``BEGIN IMMEDIATE`` on, so a key read as missing stays missing until commit. There the
+    savepoint would be cost alone (two statements and the session's nested-transaction
+    bookkeeping on every charge and ledger row: a tenth of a step's CPU), and is skipped; the
+    session is still flushed first, as a savepoint does, so the block's statements see the
+    ORM changes made before it."""
+    if session.get_bind().dialect.name != "sqlite":
+        with session.begin_nested():
+            yield
+        return
+    session.flush()
+    yield
+    session.flush()
 
 
 def _quiet_rollback(session: Session) -> None:

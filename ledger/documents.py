@@ -9,6 +9,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import race_guard
 from ragq.ledger.models import DocumentRow
 
 __all__ = [
@@ -86,7 +87,7 @@ def upsert_document(
     row = session.get(DocumentRow, (collection, doc_id), with_for_update=True)
     if row is None:
         try:
-            with session.begin_nested():
+            with race_guard(session):
                 session.add(DocumentRow(collection=collection, doc_id=doc_id, **fields))
             return "new"
         except sa_exc.IntegrityError:

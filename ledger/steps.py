@@ -16,6 +16,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import race_guard
 from ragq.ledger.models import (
     AnswerRow,
     AskRow,
@@ -78,7 +79,7 @@ def get_or_create(session: Session, model: type[RowT], key: dict[str, Any],
     if found is not None:
         return found, False
     try:
-        with session.begin_nested():
+        with race_guard(session):
             row = model(**key, **values)
             session.add(row)
         return row, True

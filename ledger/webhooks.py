@@ -17,6 +17,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import race_guard
 from ragq.ledger.models import BatchRow, JobRow, WebhookDeliveryRow, WebhookEndpointRow, utcnow
 from ragq.schemas.statuses import BatchStatus, JobStatus
 from ragq.schemas.webhook import (
@@ -70,7 +71,7 @@ def _record_event(session: Session, *, tenant: str, url: str, event: WebhookEven
     endpoint_id = session.scalar(select(WebhookEndpointRow.id).where(
         WebhookEndpointRow.tenant == tenant, WebhookEndpointRow.url == url))
     try:
-        with session.begin_nested():
+        with race_guard(session):
             session.add(WebhookDeliveryRow(
                 webhook_id=webhook_id, endpoint_id=endpoint_id, batch_id=batch_id, job_id=job_id,
                 event_type=event.type, url=url, payload=event.model_dump(mode="json"),
