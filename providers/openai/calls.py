@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from ragq.errors import ProviderAuthError, ProviderError, ProviderModelNotFoundError
@@ -29,6 +30,9 @@ from ragq.schemas.flow import ModelRole, RoleModels, Usage
 from ragq.schemas.pricing import PriceTable
 
 log = logging.getLogger(__name__)
+
+#: The chat endpoint, relative to the client's base URL.
+COMPLETIONS = "/chat/completions"
 W = TypeVar("W", bound=BaseModel)
 T = TypeVar("T")
 
@@ -133,10 +137,13 @@ class RoleCaller:
         else:
             fmt = {"type": "json_schema", "json_schema": {
                 "name": f"ragq_{call.role.value}", "schema": schema, "strict": True}}
+        body = {"model": meter.model, "messages": messages, "response_format": fmt,
+                "temperature": 0}
+        # Posted as the plain JSON it already is: ``chat.completions.create`` walks every
+        # message through the client's typed-dict transform first, which changes nothing here
+        # and was an eighth of a job's CPU. Same client, same endpoint, same response type.
         completion, latency = send(
-            lambda: self.client.chat.completions.create(
-                model=meter.model, messages=messages,  # type: ignore[arg-type]
-                response_format=fmt, temperature=0),  # type: ignore[arg-type]
+            lambda: self.client.post(COMPLETIONS, body=body, cast_to=ChatCompletion),
             self.policy, on_failure=meter.failed, sleep=self._sleep, rand=self._rand)
         meter.answered(getattr(completion, "usage", None), messages, _raw_content(completion),
                        latency)
