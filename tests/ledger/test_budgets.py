@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, event, func, select
 
 from ragq.ledger import JobRow, LedgerNotFoundError, session_scope
 from ragq.ledger.budgets import (
@@ -316,3 +316,23 @@ def test_a_zero_amount_checks_a_dimension_without_recording_a_charge(engine: Eng
     with session_scope(engine, readonly=True) as session:
         keys = session.scalars(select(BudgetChargeRow.idempotency_key)).all()
     assert keys == ["k/steps"]
+
+
+def test_a_charge_takes_a_savepoint_only_where_another_writer_can_race_it(engine: Engine) -> None:
+    # PostgreSQL lets a racing delivery insert the same charge between the read and the
+    # insert: the savepoint is what the loser rolls back. A SQLite write transaction holds
+    # the database's one write lock from BEGIN IMMEDIATE on, so there the savepoint is skipped.
+    job_id = _job_with_budget(engine, steps=3)
+    statements: list[str] = []
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement.split()[0].upper())
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert _charge(engine, job_id, "s0").granted
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    expected = 0 if engine.dialect.name == "sqlite" else 1
+    assert statements.count("SAVEPOINT") == expected
+    assert _budget(engine, job_id).used_steps == 1

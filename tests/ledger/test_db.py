@@ -301,21 +301,20 @@ def test_a_second_writer_in_the_process_waits_for_the_first_to_commit(sqlite_url
         engine.dispose()
 
 
-def test_a_writer_that_cannot_begin_gives_the_turn_back(sqlite_url: str, tmp_path: Path) -> None:
+def test_a_writer_that_cannot_begin_gives_the_turn_back(sqlite_url: str) -> None:
     upgrade(sqlite_url)
     engine = make_engine(sqlite_url)
     turn = _turn(engine)
     holder = make_engine(sqlite_url)  # another process's writer, as far as SQLite knows
     try:
-        with holder.connect() as other:
-            with other.begin():
-                other.exec_driver_sql("CREATE TABLE lock_holder (x INTEGER)")
-                with engine.connect() as mine:
-                    mine.connection.dbapi_connection.execute(  # type: ignore[union-attr]
-                        "PRAGMA busy_timeout = 50")
-                    with pytest.raises(Exception, match="locked"):
-                        mine.begin()
-                    assert not turn.locked()
+        with holder.connect() as other, other.begin():
+            other.exec_driver_sql("CREATE TABLE lock_holder (x INTEGER)")
+            with engine.connect() as mine:
+                mine.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+                    "PRAGMA busy_timeout = 50")
+                with pytest.raises(Exception, match="locked"):
+                    mine.begin()
+                assert not turn.locked()
     finally:
         holder.dispose()
         engine.dispose()
