@@ -34,7 +34,7 @@ from ragq.orchestration.flow import (
 )
 from ragq.schemas.tasks import Task
 from ragq.tasks.dispatch import CeleryDispatcher, pipeline_signature
-from ragq.tasks.runner import EVENTS
+from ragq.tasks.runner import EVENTS, Runner
 from ragq.tasks.runtime import resources
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,14 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
         hop ends the layer itself, in place or sent. Were the worker to die meanwhile, this
         task's message is delivered again (acks late) and decides again from the ledger, which
         sends the same next step again; and the supervisor resumes a job whose recorded next
-        step nothing carries (:mod:`ragq.workers.stalls`)."""
-        runner = resources(self).runner
+        step nothing carries (:mod:`ragq.workers.stalls`). The step runs on one of its
+        process's turns (:mod:`ragq.tasks.turns`)."""
+        held = resources(self)
+        with held.step_turns.step():
+            return self._step(held.runner, job_id, event, layer)
+
+    def _step(self, runner: Runner, job_id: str, event: Event, layer: int | None
+              ) -> dict[str, Any] | None:
         in_pipeline = isinstance(event, RetrieveDue | CheckDue)
         dispatcher = CeleryDispatcher(self.app, keep_for=None if in_pipeline else job_id)
         outcome = runner.run(job_id, event, dispatcher)

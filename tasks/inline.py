@@ -18,6 +18,7 @@ from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
 from ragq.orchestration.flow import Event, LayerDone, RetrieveDue, StepFailed
 from ragq.schemas.tasks import Task
 from ragq.tasks.runner import EVENTS, Runner
+from ragq.tasks.turns import StepTurns
 from ragq.tasks.work import QueryVectors
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class InlineAdapters:
     evidence_cache: Any = field(default_factory=DisabledEvidenceCache)
     plan_cache: Any = field(default_factory=DisabledPlanCache)
     query_vectors: QueryVectors = field(init=False)
+    step_turns: StepTurns = field(default_factory=lambda: StepTurns(None))
 
     def __post_init__(self) -> None:
         self.query_vectors = QueryVectors(self.embedder)

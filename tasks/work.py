@@ -50,6 +50,7 @@ from ragq.providers.base import ModelProvider
 from ragq.providers.offline import synthesizer as extractive
 from ragq.schemas.cache import CachedHit
 from ragq.schemas.flow import Usage
+from ragq.tasks.turns import StepTurns
 from ragq.vectorstore.base import Hit, SearchFilter
 
 if TYPE_CHECKING:
@@ -81,6 +82,9 @@ class Adapters(Protocol):
 
     @property
     def query_vectors(self) -> QueryVectors: ...
+
+    @property
+    def step_turns(self) -> StepTurns: ...
 
 
 class QueryVectors:
@@ -137,7 +141,8 @@ def call_role(action: CallRole, state: JobState, ledger: FlowLedger,
     provider = adapters.provider
     started = time.perf_counter()
     try:
-        value, usage = ROLE_CALLS[type(action.request)](provider, action.request)
+        with adapters.step_turns.waiting():
+            value, usage = ROLE_CALLS[type(action.request)](provider, action.request)
     except ProviderError as exc:
         if not isinstance(exc.usage, Usage):
             raise

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ragq.providers.base import ModelProvider
     from ragq.schemas.embedder import Embedder
     from ragq.tasks.runner import Runner
+    from ragq.tasks.turns import StepTurns
     from ragq.tasks.work import QueryVectors
     from ragq.vectorstore.base import VectorStore
     from ragq.webhooks import WebhookSender
@@ -62,6 +63,7 @@ class WorkerResources:
     _evidence_cache: EvidenceCache | None = None
     _plan_cache: PlanCache | None = None
     _query_vectors: QueryVectors | None = None
+    _step_turns: StepTurns | None = None
     _runner: Runner | None = None
     _webhook_sender: WebhookSender | None = None
 
@@ -114,6 +116,12 @@ class WorkerResources:
 
         embedder = self.embedder
         return self._once("_query_vectors", lambda: QueryVectors(embedder))
+
+    @property
+    def step_turns(self) -> StepTurns:
+        from ragq.tasks.turns import StepTurns
+
+        return self._once("_step_turns", lambda: StepTurns(self.settings.active_steps))
 
     @property
     def runner(self) -> Runner:

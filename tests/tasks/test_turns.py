@@ -1,0 +1,86 @@
+"""Steps of one process take turns at their Python and give the turn up while they wait on
+the model server (ragq.tasks.turns)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ragq.tasks.turns import StepTurns
+
+
+def test_one_turn_lets_a_second_step_run_only_while_the_first_waits_on_the_model() -> None:
+    turns = StepTurns(1)
+    log: list[str] = []
+    first_waiting, second_ran = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with turns.step():
+            log.append("first decides")
+            with turns.waiting():
+                first_waiting.set()
+                assert second_ran.wait(timeout=30)  # the other step ran meanwhile
+            log.append("first records")
+
+    def second() -> None:
+        assert first_waiting.wait(timeout=30)
+        with turns.step():
+            log.append("second runs")
+        second_ran.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert log == ["first decides", "second runs", "first records"]
+
+
+def test_steps_on_turns_never_run_more_at_once_than_the_turns() -> None:
+    turns = StepTurns(2)
+    running, most = 0, 0
+    guard = threading.Lock()
+    start = threading.Barrier(8)
+
+    def step() -> None:
+        nonlocal running, most
+        start.wait(timeout=30)
+        for _ in range(50):
+            with turns.step():
+                with guard:
+                    running += 1
+                    most = max(most, running)
+                time.sleep(0.001)  # the others try meanwhile
+                with turns.waiting():
+                    pass
+                with guard:
+                    running -= 1
+
+    threads = [threading.Thread(target=step) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert 1 <= most <= 2
+
+
+def test_a_step_run_in_place_keeps_the_outer_turn() -> None:
+    turns = StepTurns(1)
+    done = threading.Event()
+
+    def nested() -> None:
+        with turns.step(), turns.step(), turns.waiting():
+            pass
+        done.set()
+
+    thread = threading.Thread(target=nested, daemon=True)
+    thread.start()
+    assert done.wait(timeout=10)  # one turn, taken twice by one thread, never deadlocks
+    with turns.step():  # and it was given back
+        pass
+
+
+def test_without_a_limit_waiting_and_steps_do_not_block() -> None:
+    turns = StepTurns(None)
+    with turns.step(), turns.step(), turns.waiting():
+        pass
