@@ -301,14 +301,18 @@ def race_guard(session: Session) -> Iterator[None]:
     savepoint would be cost alone (two statements and the session's nested-transaction
     bookkeeping on every charge and ledger row: a tenth of a step's CPU), and is skipped; the
     session is still flushed first, as a savepoint does, so the block's statements see the
-    ORM changes made before it."""
+    ORM changes made before it, and a constraint that fails there is no lost race: it leaves
+    as :class:`LedgerIntegrityError` past the caller's retry of the read."""
     if session.get_bind().dialect.name != "sqlite":
         with session.begin_nested():
             yield
         return
     session.flush()
-    yield
-    session.flush()
+    try:
+        yield
+        session.flush()
+    except sa_exc.IntegrityError as exc:  # no race lost: a constraint failed, say which
+        raise translate_error(exc) from exc
 
 
 def _quiet_rollback(session: Session) -> None:

@@ -84,7 +84,10 @@ def get_or_create(session: Session, model: type[RowT], key: dict[str, Any],
             session.add(row)
         return row, True
     except sa_exc.IntegrityError:
-        return session.scalars(query).one(), False
+        found = session.scalars(query).first()
+        if found is None:  # not a racing duplicate: another constraint failed
+            raise
+        return found, False
 
 
 def record_reading(session: Session, *, job_id: str, reading: dict[str, Any],
