@@ -80,10 +80,17 @@ def near_duplicate(a: str, b: str, threshold: float = 0.85) -> bool:
     return shared / (len(sa) + len(sb) - shared) >= threshold
 
 
+@lru_cache(maxsize=1024)
+def _stems(query: str) -> frozenset[str]:
+    """The stemmed content words of ``query``. Cached: an excerpt weighs every sentence of a
+    chunk against the same question."""
+    return frozenset(stem(w) for w in content_words(query))
+
+
 def term_overlap(query: str, text: str) -> float:
     """Share of the query's content words (stemmed) that occur in ``text``: 0.0 to 1.0
     (1.0 for a query without content words)."""
-    wanted = {stem(w) for w in content_words(query)}
+    wanted = _stems(query)
     if not wanted:
         return 1.0
     present = {stem(w) for w in words(text)}
