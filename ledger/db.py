@@ -152,15 +152,12 @@ def _on_sqlite_begin(connection: Connection) -> None:
     if connection.get_execution_options().get(_READONLY_OPTION, False):
         connection.exec_driver_sql("BEGIN DEFERRED")
         return
-    dbapi_connection = connection.connection.dbapi_connection
-    turns = isinstance(dbapi_connection, _TurnTaking)
-    if turns:
-        dbapi_connection.take_turn()
+    turn: _TurnTaking = connection.connection.dbapi_connection  # type: ignore[assignment]
+    turn.take_turn()  # every connection of a SQLite engine is made by its _TurnTaking factory
     try:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
     except BaseException:
-        if turns:
-            dbapi_connection.pass_turn()
+        turn.pass_turn()
         raise
 
 

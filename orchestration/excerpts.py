@@ -70,8 +70,9 @@ def _by_parts(parts: list[str], count_tokens: TokenCounter) -> Callable[[list[in
     :func:`~ragq.orchestration.context.estimate_tokens`: a piece starts with no space and the
     gap ends in "…" and newlines, where the pre-tokenizer always splits, so a piece after a gap
     is cut as it is alone (what comes before the gap may merge with it: "." and "\n\n" are
-    one token, so the gap is counted with the piece before it). :func:`excerpt` checks the
-    result whole and counts trial joins whole for a counter where it did not add up."""
+    one token, so the gap is counted with the piece before it). :func:`excerpt` counts the
+    result whole, and where it does not fit (a counter that does not add up by pieces) chooses
+    again counting every trial join whole."""
     with_gap = [count_tokens(part + GAP) for part in parts[:-1]]
     alone = [count_tokens(part) for part in parts]
 

@@ -75,9 +75,9 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
         sends the same next step again; and the supervisor resumes a job whose recorded next
         step nothing carries (:mod:`ragq.workers.stalls`). The step runs on one of its
         process's turns (:mod:`ragq.tasks.turns`)."""
-        held = resources(self)
-        with held.step_turns.step():
-            return self._step(held.runner, job_id, event, layer)
+        process = resources(self)
+        with process.step_turns.step():
+            return self._step(process.runner, job_id, event, layer)
 
     def _step(self, runner: Runner, job_id: str, event: Event, layer: int | None
               ) -> dict[str, Any] | None:

@@ -336,4 +336,3 @@ def test_a_charge_takes_a_savepoint_only_where_another_writer_can_race_it(engine
     expected = 0 if engine.dialect.name == "sqlite" else 1
     assert statements.count("SAVEPOINT") == expected
     assert _budget(engine, job_id).used_steps == 1
-
