@@ -19,7 +19,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ragq.ledger.results import ask_results, compose_result, review_summary
+from ragq.ledger.results import AnswerView, ask_results, compose_result, review_summary
 from ragq.orchestration.budgets import blocking_dimension, deadline_of, limits_of
 from ragq.orchestration.flow import (
     Action,
@@ -408,7 +408,7 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
         cost_usd=float(Decimal(used.get(BudgetDimension.COST_USD, 0))),
         latency_ms=int(((job.finished_at or job.created_at) - job.created_at).total_seconds()
                        * 1000))
-    answer = None if draft is None else _AnswerView(
+    answer = None if draft is None else AnswerView(
         draft.answer, draft.extractive, draft.citations,
         [c.model_dump(mode="json") for c in draft.contradictions],
         [a.model_dump(mode="json") for a in draft.asks])
@@ -425,14 +425,3 @@ def _result(job: MemoryJob, action: FinishJob) -> dict[str, Any]:
         error=dict(action.error) if action.error else None, asks=asks, sources=sources,
         review=review_summary(action.review.reasons, action.review.outcome)
         if action.review else None)
-
-
-@dataclass(frozen=True)
-class _AnswerView:
-    """An answer as :func:`compose_result` reads it."""
-
-    text: str
-    extractive: bool
-    citations: Sequence[Any]
-    contradictions: Sequence[Any]
-    asks: Sequence[Any]
