@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, TypeVar, cast
+from functools import cache
+from typing import Any, cast
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Select, Table, bindparam, insert, select, update
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
@@ -39,7 +40,7 @@ from ragq.schemas.cache import CachedHit
 
 __all__ = [
     "finish_sub_query",
-    "get_or_create",
+    "insert_once",
     "job_evidence",
     "job_sub_queries",
     "mark_in_context",
@@ -54,8 +55,9 @@ __all__ = [
     "update_ask",
 ]
 
-RowT = TypeVar("RowT", bound=Base)
 _MODEL_CALLS = cast(Table, ModelCallRow.__table__)
+_EVIDENCE = cast(Table, EvidenceItemRow.__table__)
+_CITATIONS = cast(Table, CitationRow.__table__)
 _CALL_KEY = [_MODEL_CALLS.c.job_id, _MODEL_CALLS.c.call_key]
 # Built once per dialect. SQLite's rowcount is changes() (RETURNING would need SQLite 3.35);
 # psycopg reports a row for a conflicting insert too, so PostgreSQL asks for the inserted id.
@@ -67,24 +69,44 @@ _RECORD_CALL = {
 COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals)
 
 
-def get_or_create(session: Session, model: type[RowT], key: dict[str, Any],
-                  values: dict[str, Any]) -> tuple[RowT, bool]:
-    """The row with ``key``, created with ``values`` if missing; True when this call created it.
+def _table(model: type[Base]) -> Table:
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]
 
-    A concurrent duplicate (two deliveries racing) loses on the unique constraint inside a
-    savepoint and returns the winner's row.
-    """
-    query = select(model).filter_by(**key)
-    found = session.scalars(query).first()
+
+@cache
+def _lookup(table: Table, keys: tuple[tuple[str, bool], ...]) -> Select[tuple[str]]:
+    """The id of the row whose key columns are the bound ``k_<name>`` (or NULL where the key
+    is None), built once per table and key shape."""
+    query = select(table.c.id)
+    for name, is_null in keys:
+        column = table.c[name]
+        query = query.where(column.is_(None) if is_null else column == bindparam(f"k_{name}"))
+    return query.limit(1)
+
+
+def insert_once(session: Session, model: type[Base], key: dict[str, Any],
+                values: dict[str, Any]) -> tuple[str, bool]:
+    """The id of the row with ``key``, inserted with ``values`` if missing; True when this call
+    inserted it.
+
+    Core statements on the session's connection: every step of every job writes a few such
+    rows inside the write transaction, which on SQLite holds the database's one write lock,
+    and the ORM's look-up, unit of work and flush cost several times the statements. A
+    concurrent duplicate (two deliveries racing, PostgreSQL) loses on the unique constraint
+    inside a savepoint and gets the winner's id."""
+    table = _table(model)
+    lookup = _lookup(table, tuple((name, value is None) for name, value in key.items()))
+    bound = {f"k_{name}": value for name, value in key.items() if value is not None}
+    found = session.connection().execute(lookup, bound).scalar()
     if found is not None:
         return found, False
+    row_id = table.c.id.default.arg(None)  # type: ignore[union-attr]  # the id_column's default
     try:
         with race_guard(session):
-            row = model(**key, **values)
-            session.add(row)
-        return row, True
+            session.connection().execute(insert(table), {"id": row_id, **key, **values})
+        return row_id, True
     except sa_exc.IntegrityError:
-        found = session.scalars(query).first()
+        found = session.connection().execute(lookup, bound).scalar()
         if found is None:  # not a racing duplicate: another constraint failed
             raise
         return found, False
@@ -97,8 +119,8 @@ def record_reading(session: Session, *, job_id: str, reading: dict[str, Any],
     session.execute(update(JobRow).where(JobRow.id == job_id, JobRow.reading.is_(None))
                     .values(reading=reading))
     for index, (text, reason) in enumerate(asks):
-        get_or_create(session, AskRow, {"job_id": job_id, "index": index},
-                      {"text": text, "reason": reason})
+        insert_once(session, AskRow, {"job_id": job_id, "index": index},
+                    {"text": text, "reason": reason})
 
 
 def update_ask(session: Session, *, job_id: str, index: int, **values: Any) -> None:
@@ -108,26 +130,27 @@ def update_ask(session: Session, *, job_id: str, index: int, **values: Any) -> N
 
 
 def record_plan(session: Session, *, job_id: str, round: int, plan: dict[str, Any],
-                strategy: str, repair_reason: str | None, cache_hit: bool = False) -> PlanRow:
-    row, _ = get_or_create(session, PlanRow, {"job_id": job_id, "round": round},
-                           {"plan": plan, "strategy": strategy, "repair_reason": repair_reason,
-                            "cache_hit": cache_hit})
-    return row
+                strategy: str, repair_reason: str | None, cache_hit: bool = False) -> str:
+    """The round's plan, once; its id."""
+    plan_id, _ = insert_once(session, PlanRow, {"job_id": job_id, "round": round},
+                             {"plan": plan, "strategy": strategy, "repair_reason": repair_reason,
+                              "cache_hit": cache_hit})
+    return plan_id
 
 
 def record_sub_queries(session: Session, *, job_id: str, round: int,
-                       items: Sequence[NewSubQuery]) -> list[SubQueryRow]:
-    """The round's sub-queries, created once, in index order."""
-    rows = []
+                       items: Sequence[NewSubQuery]) -> list[str]:
+    """The round's sub-queries, created once, in index order; their ids."""
+    ids = []
     for item in items:
-        row, _ = get_or_create(
+        sub_query_id, _ = insert_once(
             session, SubQueryRow, {"job_id": job_id, "round": round, "index": item.index},
             {"origin": item.origin, "original_text": item.text, "reason": item.reason,
              "depends_on": list(item.depends_on), "status": SubQueryStatus.PENDING,
              "ask": item.ask},
         )
-        rows.append(row)
-    return rows
+        ids.append(sub_query_id)
+    return ids
 
 
 def job_sub_queries(session: Session, *, job_id: str, round: int | None = None
@@ -142,31 +165,27 @@ def record_retrieval(
     session: Session, *, job_id: str, sub_query_id: str | None, attempt: int, query_text: str,
     normalized_key: str, top_k: int, filters: dict[str, Any], hits: Sequence[CachedHit],
     latency_ms: int, dedup_of: str | None = None, cache_hit: bool = False,
-) -> tuple[RetrievalRequestRow, bool]:
+) -> tuple[str, bool]:
     """A retrieval request and its hits as evidence; True when this call recorded it.
     ``dedup_of`` names the earlier request of the job whose hits these are (nothing was
     searched); ``cache_hit`` says they came from the evidence cache."""
     top = max((h.score for h in hits), default=None)
-    request, created = get_or_create(
+    request_id, created = insert_once(
         session, RetrievalRequestRow,
         {"job_id": job_id, "sub_query_id": sub_query_id, "attempt": attempt},
         {"query_text": query_text, "normalized_key": normalized_key, "top_k": top_k,
          "filters": filters, "hit_count": len(hits), "top_score": top, "latency_ms": latency_ms,
          "dedup_of": dedup_of, "cache_hit": cache_hit},
     )
-    if created:
-        session.flush()
-        session.add_all(
-            EvidenceItemRow(
-                job_id=job_id, retrieval_request_id=request.id, sub_query_id=sub_query_id,
-                doc_id=h.doc_id, chunk_id=h.chunk_id, score=h.score, text_score=h.text_score,
-                question_score=h.question_score, rank=rank,
-                source_version=h.source_version, authority_tier=h.authority_tier, title=h.title,
-                text=h.text, source=h.source or None,
-            )
-            for rank, h in enumerate(hits)
-        )
-    return request, created
+    if created and hits:
+        session.connection().execute(insert(_EVIDENCE), [
+            {"job_id": job_id, "retrieval_request_id": request_id,
+             "sub_query_id": sub_query_id, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
+             "score": h.score, "text_score": h.text_score, "question_score": h.question_score,
+             "rank": rank, "source_version": h.source_version, "authority_tier": h.authority_tier,
+             "title": h.title, "text": h.text, "source": h.source or None}
+            for rank, h in enumerate(hits)])
+    return request_id, created
 
 
 def job_evidence(session: Session, *, job_id: str, sub_query_id: str | None = None,
@@ -182,13 +201,13 @@ def job_evidence(session: Session, *, job_id: str, sub_query_id: str | None = No
 
 def record_check(session: Session, *, job_id: str, sub_query_id: str,
                  retrieval_request_id: str | None, attempt: int, sufficient: bool, score: float,
-                 reason: str, rewrite: str | None) -> SufficiencyCheckRow:
-    row, _ = get_or_create(
+                 reason: str, rewrite: str | None) -> str:
+    check_id, _ = insert_once(
         session, SufficiencyCheckRow, {"sub_query_id": sub_query_id, "attempt": attempt},
         {"job_id": job_id, "retrieval_request_id": retrieval_request_id,
          "sufficient": sufficient, "score": score, "reason": reason, "rewrite": rewrite},
     )
-    return row
+    return check_id
 
 
 def finish_sub_query(session: Session, *, sub_query_id: str, status: SubQueryStatus,
@@ -202,14 +221,14 @@ def finish_sub_query(session: Session, *, sub_query_id: str, status: SubQuerySta
 def record_verification(session: Session, *, job_id: str, round: int, sufficient: bool,
                         confidence: float, missing_info: Sequence[str],
                         follow_up_queries: Sequence[str], reason: str,
-                        new_evidence_count: int) -> VerificationRow:
-    row, _ = get_or_create(
+                        new_evidence_count: int) -> str:
+    verification_id, _ = insert_once(
         session, VerificationRow, {"job_id": job_id, "round": round},
         {"sufficient": sufficient, "confidence": confidence, "missing_info": list(missing_info),
          "follow_up_queries": list(follow_up_queries), "reason": reason,
          "new_evidence_count": new_evidence_count},
     )
-    return row
+    return verification_id
 
 
 def record_model_call(session: Session, *, job_id: str | None, role: str, provider: str,
@@ -229,8 +248,8 @@ def record_model_call(session: Session, *, job_id: str | None, role: str, provid
               "latency_ms": latency_ms, "status": status, "error": error,
               "cost_usd": Decimal(str(cost_usd)).quantize(COST_QUANTUM)}
     if job_id is None:
-        _, created = get_or_create(session, ModelCallRow, {"job_id": None, "call_key": call_key},
-                                   values)
+        _, created = insert_once(session, ModelCallRow, {"job_id": None, "call_key": call_key},
+                                 values)
         return created
     dialect = session.get_bind().dialect.name
     done = session.execute(_RECORD_CALL[dialect],
@@ -248,19 +267,17 @@ def mark_in_context(session: Session, *, job_id: str, evidence_ids: Sequence[str
 
 def record_answer(session: Session, *, job_id: str, text: str, extractive: bool,
                   contradictions: list[Any], citations: Sequence[dict[str, Any]],
-                  asks: list[Any] | None = None) -> AnswerRow:
-    """The job's answer once; ``asks`` holds a ticket's per-ask answers (JSON)."""
-    answer, created = get_or_create(
+                  asks: list[Any] | None = None) -> str:
+    """The job's answer once, its id; ``asks`` holds a ticket's per-ask answers (JSON)."""
+    answer_id, created = insert_once(
         session, AnswerRow, {"job_id": job_id},
         {"text": text, "extractive": extractive, "contradictions": contradictions,
          "asks": asks or []},
     )
-    if created:
-        session.flush()
-        session.add_all(
-            CitationRow(answer_id=answer.id, position=i, doc_id=c["doc_id"],
-                        chunk_id=c["chunk_id"], quote=c.get("quote"),
-                        evidence_item_id=c.get("evidence_item_id"))
-            for i, c in enumerate(citations)
-        )
-    return answer
+    if created and citations:
+        session.connection().execute(insert(_CITATIONS), [
+            {"answer_id": answer_id, "position": i, "doc_id": c["doc_id"],
+             "chunk_id": c["chunk_id"], "quote": c.get("quote"),
+             "evidence_item_id": c.get("evidence_item_id")}
+            for i, c in enumerate(citations)])
+    return answer_id
