@@ -9,7 +9,7 @@ paying twice. Both happen in one savepoint, so a charge is never half recorded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -40,6 +40,7 @@ __all__ = [
     "charge_many",
     "create_job_budget",
     "ensure_job_budget",
+    "open_job_budget",
     "get_job_budget",
 ]
 
@@ -121,6 +122,32 @@ def ensure_job_budget(
         if row is None:
             raise
         return row, False
+
+
+_OPENED = select(_BUDGETS.c.profile, _BUDGETS.c.created_at).where(
+    _BUDGETS.c.job_id == bindparam("job_id"))
+
+
+def open_job_budget(session: Session, *, job_id: str,
+                    limits: Mapping[BudgetDimension, Amount | None], profile: str,
+                    deadline: Callable[[datetime], datetime | None]) -> None:
+    """Create the budget of ``job_id`` under ``profile`` (its deadline ``deadline(now)``), or
+    move an existing one to ``profile``: its limits, and its deadline counted from when it was
+    first opened. Every job opens its budget twice (started, then routed), inside the step's
+    write transaction: Core statements, no ORM row."""
+    opened = session.connection().execute(_OPENED, {"job_id": job_id}).first()
+    if opened is None:
+        row, created = ensure_job_budget(session, job_id=job_id, limits=limits, profile=profile,
+                                         deadline_at=deadline(utcnow()))
+        if created:
+            return
+        opened = row  # a racing delivery opened it first: moved below like any other
+    if opened.profile == profile:
+        return
+    session.connection().execute(
+        update(_BUDGETS).where(_BUDGETS.c.job_id == job_id).values(
+            profile=profile, deadline_at=deadline(opened.created_at),
+            **{f"limit_{dim.value}": limit for dim, limit in limits.items()}))
 
 
 def get_job_budget(session: Session, *, job_id: str) -> JobBudgetRow | None:

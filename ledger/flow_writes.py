@@ -8,14 +8,15 @@ refused (None when paid); every other writer returns None.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ragq.ledger.budgets import charge_many, ensure_job_budget
+from ragq.ledger.budgets import charge_many, open_job_budget
 from ragq.ledger.jobs import finish_job, set_job_status
-from ragq.ledger.models import JobRow, SubQueryRow, utcnow
+from ragq.ledger.models import JobRow, SubQueryRow
 from ragq.ledger.results import build_result, review_summary
 from ragq.ledger.reviews import queue_review
 from ragq.ledger.stalls import record_next_step
@@ -68,14 +69,8 @@ def _set_status(session: Session, job_id: str, action: SetStatus) -> None:
 def _open_budget(session: Session, job_id: str, action: OpenBudget) -> None:
     """Create the budget (deadline from now), or move an existing one to this profile (its
     deadline counted from when the budget was first opened)."""
-    limits = limits_of(action.budget)
-    row, created = ensure_job_budget(session, job_id=job_id, limits=limits, profile=action.route,
-                                     deadline_at=deadline_of(action.budget, utcnow()))
-    if not created and row.profile != action.route:
-        for dim, limit in limits.items():
-            setattr(row, f"limit_{dim.value}", limit)
-        row.profile = action.route
-        row.deadline_at = deadline_of(action.budget, row.created_at)
+    open_job_budget(session, job_id=job_id, limits=limits_of(action.budget),
+                    profile=action.route, deadline=partial(deadline_of, action.budget))
 
 
 def _charge(session: Session, job_id: str, action: Charge) -> BudgetDimension | None:
@@ -123,7 +118,7 @@ def _record_ask_plan(session: Session, job_id: str, action: RecordAskPlan) -> No
 
 
 def _record_route(session: Session, job_id: str, action: RecordRoute) -> None:
-    session.execute(update(JobRow).where(JobRow.id == job_id).values(
+    session.connection().execute(update(JobRow).where(JobRow.id == job_id).values(
         question_class=action.question_class.value, route=action.route,
         route_reason=action.reason))
 
@@ -139,8 +134,9 @@ def _record_sub_queries(session: Session, job_id: str, action: RecordSubQueries)
 
 
 def _set_query_text(session: Session, job_id: str, action: SetQueryText) -> None:
-    session.execute(update(SubQueryRow).where(SubQueryRow.id == action.sub_query_id)
-                    .values(final_text=action.text))
+    session.connection().execute(update(SubQueryRow)
+                                 .where(SubQueryRow.id == action.sub_query_id)
+                                 .values(final_text=action.text))
 
 
 def _record_source_route(session: Session, job_id: str, action: RecordSourceRoute) -> None:

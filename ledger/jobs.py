@@ -141,8 +141,8 @@ def get_job(session: Session, *, job_id: str) -> JobRow:
 def set_job_status(session: Session, *, job_id: str, status: JobStatus) -> bool:
     """Move an open job to another open status; False when the job already ended (e.g. was
     cancelled), which tells the caller to stop."""
-    result = session.execute(_SET_STATUS, {"b_job_id": job_id, "status": status,
-                                           "now": utcnow()})
+    result = session.connection().execute(
+        _SET_STATUS, {"b_job_id": job_id, "status": status, "now": utcnow()})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 

@@ -113,5 +113,5 @@ def mark_resumed(session: Session, job_ids: Sequence[str], *, now: datetime | No
 
 
 def record_next_step(session: Session, job_id: str, step: Step) -> None:
-    session.execute(update(JobRow).where(JobRow.id == job_id)
-                    .values(next_step=step_json(step)))
+    session.connection().execute(update(JobRow).where(JobRow.id == job_id)
+                                 .values(next_step=step_json(step)))

@@ -116,8 +116,9 @@ def record_reading(session: Session, *, job_id: str, reading: dict[str, Any],
                    asks: Sequence[tuple[str, str]]) -> None:
     """What the ticket reader found (its context and noise on the job) and one row per ask
     (text, why the reader took it), once."""
-    session.execute(update(JobRow).where(JobRow.id == job_id, JobRow.reading.is_(None))
-                    .values(reading=reading))
+    session.connection().execute(update(JobRow)
+                                 .where(JobRow.id == job_id, JobRow.reading.is_(None))
+                                 .values(reading=reading))
     for index, (text, reason) in enumerate(asks):
         insert_once(session, AskRow, {"job_id": job_id, "index": index},
                     {"text": text, "reason": reason})
@@ -125,8 +126,9 @@ def record_reading(session: Session, *, job_id: str, reading: dict[str, Any],
 
 def update_ask(session: Session, *, job_id: str, index: int, **values: Any) -> None:
     """Record what was decided for one ask (its route, its plan)."""
-    session.execute(update(AskRow).where(AskRow.job_id == job_id, AskRow.index == index)
-                    .values(**values))
+    session.connection().execute(update(AskRow)
+                                 .where(AskRow.job_id == job_id, AskRow.index == index)
+                                 .values(**values))
 
 
 def record_plan(session: Session, *, job_id: str, round: int, plan: dict[str, Any],
@@ -212,10 +214,10 @@ def record_check(session: Session, *, job_id: str, sub_query_id: str,
 
 def finish_sub_query(session: Session, *, sub_query_id: str, status: SubQueryStatus,
                      finding: str | None, alternatives: Sequence[str] = ()) -> None:
-    session.execute(update(SubQueryRow).where(SubQueryRow.id == sub_query_id)
-                    .values(status=status, finding=finding,
-                            finding_alternatives=list(alternatives) or None,
-                            finished_at=utcnow()))
+    session.connection().execute(
+        update(SubQueryRow).where(SubQueryRow.id == sub_query_id)
+        .values(status=status, finding=finding, finding_alternatives=list(alternatives) or None,
+                finished_at=utcnow()))
 
 
 def record_verification(session: Session, *, job_id: str, round: int, sufficient: bool,
@@ -252,8 +254,8 @@ def record_model_call(session: Session, *, job_id: str | None, role: str, provid
                                  values)
         return created
     dialect = session.get_bind().dialect.name
-    done = session.execute(_RECORD_CALL[dialect],
-                           {"job_id": job_id, "call_key": call_key, **values})
+    done = session.connection().execute(_RECORD_CALL[dialect],
+                                        {"job_id": job_id, "call_key": call_key, **values})
     if dialect == "sqlite":
         return bool(done.rowcount)  # type: ignore[attr-defined]
     return done.first() is not None
@@ -261,8 +263,9 @@ def record_model_call(session: Session, *, job_id: str | None, role: str, provid
 
 def mark_in_context(session: Session, *, job_id: str, evidence_ids: Sequence[str]) -> None:
     """Flag the evidence that reached the answer model (and only it)."""
-    session.execute(update(EvidenceItemRow).where(EvidenceItemRow.job_id == job_id)
-                    .values(in_context=EvidenceItemRow.id.in_(list(evidence_ids) or [""])))
+    in_context = EvidenceItemRow.id.in_(list(evidence_ids) or [""])
+    session.connection().execute(update(EvidenceItemRow).where(EvidenceItemRow.job_id == job_id)
+                                 .values(in_context=in_context))
 
 
 def record_answer(session: Session, *, job_id: str, text: str, extractive: bool,
