@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
     CursorResult,
-    Table,
     Update,
     bindparam,
     func,
@@ -32,7 +31,13 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger.db import race_guard
 from ragq.ledger.errors import LedgerNotFoundError
-from ragq.ledger.models import BudgetChargeRow, BudgetDimension, ChargeOutcome, JobBudgetRow
+from ragq.ledger.models import (
+    BudgetChargeRow,
+    BudgetDimension,
+    ChargeOutcome,
+    JobBudgetRow,
+    table_of,
+)
 from ragq.ledger.models.base import utcnow
 
 __all__ = [
@@ -46,8 +51,8 @@ __all__ = [
 
 Amount = int | Decimal
 
-_BUDGETS = cast(Table, JobBudgetRow.__table__)
-_CHARGES = cast(Table, BudgetChargeRow.__table__)
+_BUDGETS = table_of(JobBudgetRow)
+_CHARGES = table_of(BudgetChargeRow)
 _MONEY_DIMENSIONS = frozenset({BudgetDimension.COST_USD})
 _MONEY_QUANTUM = 10**8  # compare money in 1e-8 USD units: SQLite stores it as a float
 

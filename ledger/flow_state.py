@@ -11,9 +11,9 @@ change).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -29,6 +29,7 @@ from ragq.ledger.models import (
     RetrievalRequestRow,
     SubQueryRow,
     VerificationRow,
+    table_of,
 )
 from ragq.ledger.sources import source_descriptions, source_hits
 from ragq.orchestration.flow import (
@@ -44,16 +45,12 @@ from ragq.orchestration.flow import (
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
 
-
-def _table(row: type) -> Table:
-    return cast(Table, row.__table__)  # type: ignore[attr-defined]
-
-
 _JOB_ID = bindparam("job_id")
-_JOBS, _BATCHES, _PLANS = _table(JobRow), _table(BatchRow), _table(PlanRow)
-_BUDGETS, _CHARGES, _ASKS = _table(JobBudgetRow), _table(BudgetChargeRow), _table(AskRow)
-_SUB_QUERIES, _REQUESTS = _table(SubQueryRow), _table(RetrievalRequestRow)
-_EVIDENCE, _VERDICTS = _table(EvidenceItemRow), _table(VerificationRow)
+_JOBS, _BATCHES, _PLANS = table_of(JobRow), table_of(BatchRow), table_of(PlanRow)
+_BUDGETS, _CHARGES = table_of(JobBudgetRow), table_of(BudgetChargeRow)
+_ASKS, _SUB_QUERIES = table_of(AskRow), table_of(SubQueryRow)
+_REQUESTS, _EVIDENCE = table_of(RetrievalRequestRow), table_of(EvidenceItemRow)
+_VERDICTS = table_of(VerificationRow)
 
 _JOB = (select(_JOBS.c.id, _JOBS.c.question, _JOBS.c.collection, _JOBS.c.acl, _JOBS.c.status,
                _JOBS.c.route, _JOBS.c.metadata.label("meta"), _JOBS.c.reading, _JOBS.c.tenant,

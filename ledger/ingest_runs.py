@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import CursorResult, Table, literal, update
+from sqlalchemy import CursorResult, literal, update
 from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
-from ragq.ledger.models import IngestRunRow, IngestStatus, utcnow
+from ragq.ledger.models import IngestRunRow, IngestStatus, table_of, utcnow
 from ragq.ledger.models.base import MONEY_QUANTUM
 
 __all__ = ["add_ingest_counts", "close_stale_ingest_runs", "create_ingest_run",
            "finish_ingest_run", "get_ingest_run"]
 
-_RUNS = cast(Table, IngestRunRow.__table__)
+_RUNS = table_of(IngestRunRow)
 
 
 def create_ingest_run(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, bindparam, func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
@@ -21,6 +21,7 @@ from ragq.ledger.models import (
     BatchStatus,
     JobRow,
     JobStatus,
+    table_of,
     utcnow,
 )
 from ragq.ledger.results import build_result
@@ -53,7 +54,7 @@ _COUNTER = {
     JobStatus.CANCELLED: BatchRow.cancelled_count,
 }
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
-_JOBS = cast(Table, JobRow.__table__)
+_JOBS = table_of(JobRow)
 # Every step of every job moves its status: one Core statement, built once (the ORM's bulk
 # UPDATE also evaluated it against the session's objects).
 _SET_STATUS = (update(_JOBS).where(_JOBS.c.id == bindparam("b_job_id"), _JOBS.c.status.in_(_OPEN))

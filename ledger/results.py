@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Row, Table, bindparam, func, select
+from sqlalchemy import Row, bindparam, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,7 @@ from ragq.ledger.models import (
     ModelCallRow,
     RetrievalRequestRow,
     SubQueryRow,
+    table_of,
     utcnow,
 )
 from ragq.schemas.statuses import BUDGET_STOP, JobStatus, ModelCallStatus, SubQueryStatus
@@ -36,9 +37,6 @@ def review_summary(reasons: Sequence[str], outcome: str) -> dict[str, Any]:
     return {"reasons": list(reasons), "outcome": str(outcome)}
 
 
-def _table(row: type) -> Table:
-    return cast(Table, row.__table__)  # type: ignore[attr-defined]
-
 
 UNFINISHED = (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)
 
@@ -46,10 +44,10 @@ UNFINISHED = (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)
 # lock: prebuilt Core statements bound by job id, run on the session's connection, with no ORM
 # row built (the ORM's look-ups were two thirds of the ending's time under that lock).
 _JOB_ID = bindparam("job_id")
-_JOBS, _EVIDENCE, _ANSWERS = _table(JobRow), _table(EvidenceItemRow), _table(AnswerRow)
-_CITATIONS, _ASKS, _SUB_QUERIES = _table(CitationRow), _table(AskRow), _table(SubQueryRow)
-_CALLS, _REQUESTS, _BUDGETS = _table(ModelCallRow), _table(RetrievalRequestRow), \
-    _table(JobBudgetRow)
+_JOBS, _EVIDENCE, _ANSWERS = table_of(JobRow), table_of(EvidenceItemRow), table_of(AnswerRow)
+_CITATIONS, _ASKS = table_of(CitationRow), table_of(AskRow)
+_SUB_QUERIES, _CALLS = table_of(SubQueryRow), table_of(ModelCallRow)
+_REQUESTS, _BUDGETS = table_of(RetrievalRequestRow), table_of(JobBudgetRow)
 _FALLBACK = _CALLS.c.status == ModelCallStatus.FALLBACK
 
 _JOB = select(_JOBS.c.id, _JOBS.c.custom_id, _JOBS.c.status, _JOBS.c.route,
@@ -163,7 +161,6 @@ def build_result(session: Session, *, job_id: str, status: str | None = None,
         asks=ask_results([(i, t) for i, t in asks], answer, status=status,
                          unfinished=unfinished, stop_reason=stop_reason, sources=sources),
         review=review, sources=sources)
-
 
 
 def ask_results(asks: Sequence[tuple[int, str]], answer: Any | None, *, status: str,

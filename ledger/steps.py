@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import Select, Table, bindparam, insert, select, update
 from sqlalchemy import exc as sa_exc
@@ -33,6 +33,7 @@ from ragq.ledger.models import (
     SubQueryStatus,
     SufficiencyCheckRow,
     VerificationRow,
+    table_of,
     utcnow,
 )
 from ragq.orchestration.flow import NewSubQuery
@@ -55,9 +56,9 @@ __all__ = [
     "update_ask",
 ]
 
-_MODEL_CALLS = cast(Table, ModelCallRow.__table__)
-_EVIDENCE = cast(Table, EvidenceItemRow.__table__)
-_CITATIONS = cast(Table, CitationRow.__table__)
+_MODEL_CALLS = table_of(ModelCallRow)
+_EVIDENCE = table_of(EvidenceItemRow)
+_CITATIONS = table_of(CitationRow)
 _CALL_KEY = [_MODEL_CALLS.c.job_id, _MODEL_CALLS.c.call_key]
 # Built once per dialect. SQLite's rowcount is changes() (RETURNING would need SQLite 3.35);
 # psycopg reports a row for a conflicting insert too, so PostgreSQL asks for the inserted id.
@@ -68,9 +69,6 @@ _RECORD_CALL = {
 }
 COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals)
 
-
-def _table(model: type[Base]) -> Table:
-    return cast(Table, model.__table__)  # type: ignore[attr-defined]
 
 
 @cache
@@ -94,7 +92,7 @@ def insert_once(session: Session, model: type[Base], key: dict[str, Any],
     and the ORM's look-up, unit of work and flush cost several times the statements. A
     concurrent duplicate (two deliveries racing, PostgreSQL) loses on the unique constraint
     inside a savepoint and gets the winner's id."""
-    table = _table(model)
+    table = table_of(model)
     lookup = _lookup(table, tuple((name, value is None) for name, value in key.items()))
     bound = {f"k_{name}": value for name, value in key.items() if value is not None}
     found = session.connection().execute(lookup, bound).scalar()

@@ -1,7 +1,7 @@
 """Every ledger table as a typed SQLAlchemy model, split by the part of the SPEC it records."""
 
 from ragq.ledger.models.answers import AnswerRow, CitationRow
-from ragq.ledger.models.base import Base, UTCDateTime, utcnow
+from ragq.ledger.models.base import Base, UTCDateTime, table_of, utcnow
 from ragq.ledger.models.budget import BudgetChargeRow, JobBudgetRow
 from ragq.ledger.models.calls import ModelCallRow
 from ragq.ledger.models.corpus import DocumentRow, IngestRunRow, SourceRow
@@ -27,6 +27,7 @@ __all__ = [
     # foundation
     "Base",
     "UTCDateTime",
+    "table_of",
     "utcnow",
     # submission
     "ApiKeyRow",

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, DateTime, Dialect, ForeignKey, MetaData, Numeric, String
+from sqlalchemy import JSON, DateTime, Dialect, ForeignKey, MetaData, Numeric, String, Table
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, MappedColumn, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -80,6 +80,11 @@ class Base(DeclarativeBase):
         list[int]: PortableJSON,
     }
 
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a ledger row class, for prebuilt statements that build no ORM row."""
+    return cast(Table, model.__table__)
 
 def id_column(prefix: str) -> MappedColumn[Any]:
     """A string primary key filled with ``new_id(prefix)`` when the caller gives none."""
