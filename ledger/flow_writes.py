@@ -198,7 +198,6 @@ def _record_answer(session: Session, job_id: str, action: RecordAnswer) -> None:
 def _finish_job(session: Session, job_id: str, action: FinishJob) -> None:
     """End the job with its result line, rebuilt from the ledger in this same transaction; an
     escalated job enters the review queue with it."""
-    session.flush()
     error = dict(action.error) if action.error else None
     escalation = action.review
     review = review_summary(escalation.reasons, escalation.outcome) if escalation else None
