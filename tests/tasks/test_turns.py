@@ -42,19 +42,25 @@ def test_steps_on_turns_never_run_more_at_once_than_the_turns() -> None:
     guard = threading.Lock()
     start = threading.Barrier(8)
 
-    def step() -> None:
+    def python(pause: float) -> None:
+        """Count this thread as running Python on a turn while it pauses (the turn is given
+        up inside ``waiting``, so only the parts outside it count)."""
         nonlocal running, most
+        with guard:
+            running += 1
+            most = max(most, running)
+        time.sleep(pause)  # the others try meanwhile
+        with guard:
+            running -= 1
+
+    def step() -> None:
         start.wait(timeout=30)
         for _ in range(50):
             with turns.step():
-                with guard:
-                    running += 1
-                    most = max(most, running)
-                time.sleep(0.001)  # the others try meanwhile
+                python(0.001)
                 with turns.waiting():
-                    pass
-                with guard:
-                    running -= 1
+                    time.sleep(0.0005)
+                python(0.0005)
 
     threads = [threading.Thread(target=step) for _ in range(8)]
     for t in threads:
