@@ -11,10 +11,11 @@ change).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Row
 from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
@@ -65,6 +66,10 @@ _FIRST_REFUSED = (select(_CHARGES.c.dimension)
                   .order_by(_CHARGES.c.created_at).limit(1).scalar_subquery())
 _BUDGET = (select(_BUDGETS, _FIRST_REFUSED.label("first_refused"))
            .where(_BUDGETS.c.job_id == _JOB_ID))
+_FRESH = (select(_JOBS.c.status.label("job_status"), _BUDGETS,
+                 _FIRST_REFUSED.label("first_refused"))
+          .outerjoin(_BUDGETS, _BUDGETS.c.job_id == _JOBS.c.id)
+          .where(_JOBS.c.id == _JOB_ID))
 _ASK_ROWS = (select(_ASKS.c.index, _ASKS.c.text, _ASKS.c.route, _ASKS.c.question_class,
                     _ASKS.c.route_reason, _ASKS.c.plan, _ASKS.c.cache_hit)
              .where(_ASKS.c.job_id == _JOB_ID).order_by(_ASKS.c.index))
@@ -115,6 +120,16 @@ def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState
     )
 
 
+def refresh_state(session: Session, state: JobState) -> JobState:
+    """``state`` with the job's status and budget read again, in one statement (see
+    :meth:`ragq.ledger.ports.FlowLedger.refresh`)."""
+    row = session.connection().execute(_FRESH, {"job_id": state.job_id}).first()
+    if row is None:
+        raise LedgerNotFoundError(f"no job {state.job_id!r}", table="jobs", key=state.job_id)
+    budget = _budget_of(row) if row.job_id is not None else None
+    return replace(state, status=JobStatus(row.job_status), budget=budget)
+
+
 def _sources(session: Session, tenant: str, names: Sequence[str]) -> tuple[SourceProfile, ...]:
     """The job's sources, in its order, with their descriptions and their past hits (evidence
     of the tenant's jobs from that source that reached an answer)."""
@@ -128,8 +143,10 @@ def _sources(session: Session, tenant: str, names: Sequence[str]) -> tuple[Sourc
 
 def _budget(conn: Connection, bound: dict[str, Any]) -> BudgetState | None:
     row = conn.execute(_BUDGET, bound).first()
-    if row is None:
-        return None
+    return None if row is None else _budget_of(row)
+
+
+def _budget_of(row: Row[Any]) -> BudgetState:
     values = row._mapping
     return BudgetState(
         profile=row.profile,

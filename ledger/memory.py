@@ -166,6 +166,11 @@ class MemoryLedger:
                 verifications=tuple(sorted(job.verifications.values(), key=lambda v: v.round)),
                 sources=self._profiles(job.meta.get("sources") or ()))
 
+    def refresh(self, state: JobState) -> JobState:
+        with self._lock:
+            job = self.jobs[state.job_id]
+            return replace(state, status=job.status, budget=job.budget)
+
     def _profiles(self, names: Sequence[str]) -> tuple[SourceProfile, ...]:
         """The named sources with their descriptions and past hits (in-context evidence of
         every job, from that source), as the SQL ledger loads them."""

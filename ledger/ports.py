@@ -29,6 +29,12 @@ class FlowLedger(Protocol):
         KeyError (memory) for an unknown job."""
         ...
 
+    def refresh(self, state: JobState) -> JobState:
+        """``state`` with the job's status and budget (its charges, its first refusal) read
+        again: what a step's carried writes (see :mod:`ragq.orchestration.flow.carry`) and
+        anybody else's cancellation may have changed since ``state`` was read."""
+        ...
+
     def transaction(self) -> AbstractContextManager[FlowWriter]:
         """One transaction: every write in it commits together when the block ends, none when
         it raises."""

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from ragq.ledger.db import make_session_factory, session_scope
 from ragq.ledger.documents import current_versions
-from ragq.ledger.flow_state import load_state
+from ragq.ledger.flow_state import load_state, refresh_state
 from ragq.ledger.flow_writes import write
 from ragq.ledger.jobs import get_job
 from ragq.ledger.waiting_line import WaitingLine, claim_due
@@ -44,6 +44,10 @@ class SqlFlowLedger:
     def snapshot(self, job_id: str, config: FlowConfig) -> JobState:
         with session_scope(self._sessions, readonly=True) as session:
             return load_state(session, job_id=job_id, config=config)
+
+    def refresh(self, state: JobState) -> JobState:
+        with session_scope(self._sessions, readonly=True) as session:
+            return refresh_state(session, state)
 
     @contextmanager
     def transaction(self) -> Iterator[SqlFlowWriter]:

@@ -43,6 +43,7 @@ from ragq.orchestration.flow import (
     StartWaiting,
     SynthesizeDue,
     VerifyDue,
+    carry_over,
     decide,
 )
 from ragq.schemas.tasks import Task
@@ -101,18 +102,33 @@ class Runner:
         """Handle ``event`` and every event the work it calls for produces."""
         outcome = StepOutcome()
         current: Event | None = event
-        while current is not None:
-            state = self.ledger.snapshot(job_id, self.config)
-            effects = self.apply(state, current, decide(state, current))
+        state = self.ledger.snapshot(job_id, self.config)
+        while True:
+            actions = decide(state, current)
+            effects = self.apply(state, current, actions)
             if isinstance(current, RoleFailed):
                 raise current.error
-            current = None
+            answered: Event | None = None
             for effect in effects:
                 if isinstance(effect, WORK):
-                    current = self.perform(effect, state)
+                    answered = self.perform(effect, state)
                 else:
                     self._send(effect, state, dispatcher, outcome)
-        return outcome
+            if answered is None:
+                return outcome
+            current, state = answered, self._next_state(state, actions)
+
+    def _next_state(self, state: JobState, actions: Sequence[Action]) -> JobState:
+        """The job as the step's writes left it: carried over with its status and budget read
+        again when those writes allow (:mod:`ragq.orchestration.flow.carry`), else read whole.
+        A refused charge (this step's or another's) always reads it whole: the refusal's own
+        decision wrote more than ``actions`` say."""
+        carried = carry_over(state, actions) if state.first_refused is None else None
+        if carried is not None:
+            fresh = self.ledger.refresh(carried)
+            if fresh.first_refused is None:
+                return fresh
+        return self.ledger.snapshot(state.job_id, self.config)
 
     def perform(self, work: Action, state: JobState) -> Event:
         """Do one piece of work (already paid for); its answer is the next event."""

@@ -51,6 +51,7 @@ from ragq.orchestration.flow.actions import (
     StartWaiting,
     validate_order,
 )
+from ragq.orchestration.flow.carry import CARRIED_WRITES, carry_over
 from ragq.orchestration.flow.decide import decide
 from ragq.orchestration.flow.events import (
     CheckDue,
@@ -84,6 +85,9 @@ from ragq.orchestration.flow.state import (
 __all__ = [
     # the entry point
     "decide",
+    # the next decision's snapshot, carried over within a step
+    "CARRIED_WRITES",
+    "carry_over",
     # state
     "AskState",
     "BudgetState",
