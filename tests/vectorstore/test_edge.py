@@ -245,3 +245,22 @@ def test_dimension_errors_from_the_engine_carry_both_sizes(shard_path):
 def test_our_bugs_are_not_disguised_as_engine_errors():
     with pytest.raises(AttributeError), translate_edge_errors("docs"):
         None.missing  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_a_point_the_text_rescoring_lacks_still_comes_with_its_payload(tmp_path):
+    """The title rescoring is asked without payloads (the text rescoring of the same union
+    brings them); a point holding a title vector and no text vector, written by hand, is read
+    by id so its hit is whole."""
+    with EdgeVectorStore(tmp_path / "vectors") as store:
+        store.ensure_collection("docs", DIM)
+        store.upsert("docs", [point("whole", 0, axis(1))])
+        title_only = point("titled", 0, axis(0), title_vector=axis(0))
+        shard = store._require("docs").shard
+        shard.update(qe.UpdateOperation.upsert_points(
+            [qe.Point(title_only.id, {"title": axis(0)}, title_only.payload)]))
+        hits = store.search("docs", axis(0), top_k=2)
+    by_doc = {h.payload["doc_id"]: h for h in hits}
+    assert set(by_doc) == {"whole", "titled"}
+    assert by_doc["titled"].payload == title_only.payload
+    assert by_doc["titled"].text_score is None and by_doc["titled"].title_score is not None
+    assert by_doc["whole"].payload["text"] == "text 0 of whole (v1)"
