@@ -7,8 +7,11 @@ needs an importable app. Front-door code builds its own client app with :func:`c
 
 from __future__ import annotations
 
+import logging
+
 from celery import Celery
 from celery.signals import (
+    after_setup_logger,
     task_postrun,
     task_prerun,
     worker_process_shutdown,
@@ -38,6 +41,14 @@ def create_app(settings: Settings, *, include_tasks: bool = True) -> Celery:
     app.conf.ragq_resources = resources_for(settings)
     return app
 
+
+
+@after_setup_logger.connect
+def _quiet_http_requests(**_: object) -> None:
+    """httpx logs every request at INFO: seven lines per job, half a worker's log, each
+    formatted on the thread that waits for the model. The ledger records every model call
+    (role, latency, tokens, outcome), so a worker logs only httpx's warnings."""
+    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 @task_prerun.connect
