@@ -160,25 +160,32 @@ def due_of(event: RoleAnswered) -> RetrieveDue:
 
 
 def _retrieve(state: JobState, req: _Request) -> list[Action]:
-    """An exact repeat is answered before the query is embedded; anything else is probed."""
-    head: list[Action] = [SetStatus(JobStatus.RETRIEVING), SetQueryText(req.sq.id, req.query)]
+    """An exact repeat is answered before the query is embedded; anything else is probed, and
+    what it searches is recorded with the probe's answer (one write transaction, not two, on
+    the retrieval worker, whose writes queue behind every other worker's)."""
     repeat = next((r for r in req.earlier if r.key == req.key), None)
     if state.config.dedup_enabled and repeat is not None:
-        return head + _answered(state, req, hits_of(state, repeat), dedup_of=repeat.id)
+        return _searching(req) + _answered(state, req, hits_of(state, repeat),
+                                           dedup_of=repeat.id)
     candidates = tuple((r.id, r.query) for r in req.earlier if r.top_k >= req.top_k) \
         if state.config.dedup_enabled else ()
     # The verifier is asked state.asked: each hit's cosine to it saves the offline verifier
     # embedding the evidence texts again.
     question = state.asked if state.config.question_scores else None
-    return [*head, Probe(req.due, req.query, req.key, candidates,
-                         state.config.near_duplicate_similarity, req.cache, question)]
+    return [Probe(req.due, req.query, req.key, candidates,
+                  state.config.near_duplicate_similarity, req.cache, question)]
+
+
+def _searching(req: _Request) -> list[Action]:
+    """The job is retrieving, and this is what the sub-query's attempt searches."""
+    return [SetStatus(JobStatus.RETRIEVING), SetQueryText(req.sq.id, req.query)]
 
 
 def on_probed(state: JobState, event: Probed) -> list[Action]:
     """A near-duplicate or a usable cache entry answers for a step; otherwise pay and search.
     What embedding the query cost is settled first (it is already spent)."""
     req = _Request(state, event.request, event.query)
-    spent = _embedding_spend(state, req, event.billed_tokens)
+    spent = _searching(req) + _embedding_spend(state, req, event.billed_tokens)
     if event.near_duplicate_of is not None:
         earlier = next(r for r in state.requests if r.id == event.near_duplicate_of)
         return spent + _answered(state, req, hits_of(state, earlier), dedup_of=earlier.id)
