@@ -288,6 +288,21 @@ def session_scope(
 
 
 @contextmanager
+def read_scope(engine: Engine) -> Iterator[Connection]:
+    """One read-only transaction on a Core connection, for reads that build plain values and
+    never ORM rows (a step's snapshot): an ORM session's own bookkeeping (its creation, the
+    connection it binds, its close) cost more than a one-statement read. Deferred on SQLite, as
+    :func:`session_scope`'s ``readonly``; it ends without committing. SQLAlchemy errors leave as
+    :class:`LedgerError` subclasses."""
+    try:
+        with engine.connect() as conn:
+            conn.execution_options(**{_READONLY_OPTION: True})
+            yield conn
+    except sa_exc.SQLAlchemyError as exc:
+        raise translate_error(exc) from exc
+
+
+@contextmanager
 def race_guard(session: Session) -> Iterator[None]:
     """Inserts that a concurrent writer may race to (the same key read as missing by two
     deliveries of one step): a savepoint, so the loser's ``IntegrityError`` undoes only them,

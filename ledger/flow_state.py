@@ -2,10 +2,10 @@
 
 Everything a decision may look at is loaded: the job, its budget (with the first refused
 charge), its plan, sub-queries, requests, evidence and verdicts, oldest first. Every step reads
-one, so the reads are Core statements built once at import (bound by job id), run on the
-session's connection: the ORM's per-query compile and identity-map work was a quarter of a
-model worker's CPU, and a snapshot needs none of it (it builds plain values, never rows to
-change).
+one, so the reads are Core statements built once at import (bound by job id), run on a Core
+connection (:func:`ragq.ledger.db.read_scope`): the ORM's per-query compile and identity-map
+work was a quarter of a model worker's CPU, and a snapshot needs none of it (it builds plain
+values, never rows to change).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection, Row
-from sqlalchemy.orm import Session
 
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import (
@@ -98,9 +97,8 @@ _VERDICT_ROWS = (select(_VERDICTS.c.round, _VERDICTS.c.sufficient, _VERDICTS.c.c
                  .where(_VERDICTS.c.job_id == _JOB_ID).order_by(_VERDICTS.c.round))
 
 
-def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState:
+def load_state(conn: Connection, *, job_id: str, config: FlowConfig) -> JobState:
     """The job's snapshot. Raises :class:`LedgerNotFoundError` for an unknown job."""
-    conn = session.connection()
     bound = {"job_id": job_id}
     job = conn.execute(_JOB, bound).first()
     if job is None:
@@ -116,27 +114,27 @@ def load_state(session: Session, *, job_id: str, config: FlowConfig) -> JobState
         strategy=Strategy(job.strategy) if job.strategy else None,
         sub_queries=_sub_queries(conn, bound), requests=_requests(conn, bound),
         evidence=_evidence(conn, bound), verifications=_verifications(conn, bound),
-        sources=_sources(session, job.tenant, meta.get("sources") or ()),
+        sources=_sources(conn, job.tenant, meta.get("sources") or ()),
     )
 
 
-def refresh_state(session: Session, state: JobState) -> JobState:
+def refresh_state(conn: Connection, state: JobState) -> JobState:
     """``state`` with the job's status and budget read again, in one statement (see
     :meth:`ragq.ledger.ports.FlowLedger.refresh`)."""
-    row = session.connection().execute(_FRESH, {"job_id": state.job_id}).first()
+    row = conn.execute(_FRESH, {"job_id": state.job_id}).first()
     if row is None:
         raise LedgerNotFoundError(f"no job {state.job_id!r}", table="jobs", key=state.job_id)
     budget = _budget_of(row) if row.job_id is not None else None
     return replace(state, status=JobStatus(row.job_status), budget=budget)
 
 
-def _sources(session: Session, tenant: str, names: Sequence[str]) -> tuple[SourceProfile, ...]:
+def _sources(conn: Connection, tenant: str, names: Sequence[str]) -> tuple[SourceProfile, ...]:
     """The job's sources, in its order, with their descriptions and their past hits (evidence
     of the tenant's jobs from that source that reached an answer)."""
     if not names:
         return ()
-    described = source_descriptions(session, tenant=tenant, names=names)
-    hits = source_hits(session, tenant=tenant, names=names)
+    described = source_descriptions(conn, tenant=tenant, names=names)
+    hits = source_hits(conn, tenant=tenant, names=names)
     return tuple(SourceProfile(name=n, description=described.get(n, ""), hits=hits.get(n, 0))
                  for n in names)
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from ragq.ledger.models import DocumentRow, EvidenceItemRow, JobRow, SourceRow
@@ -61,7 +62,8 @@ def list_sources(session: Session, *, tenant: str) -> list[SourceView]:
             for r in rows]
 
 
-def source_hits(session: Session, *, tenant: str, names: Sequence[str]) -> dict[str, int]:
+def source_hits(session: Session | Connection, *, tenant: str, names: Sequence[str]
+                ) -> dict[str, int]:
     """{source: evidence rows of the tenant's jobs from it that reached an answer}."""
     if not names:
         return {}
@@ -74,7 +76,7 @@ def source_hits(session: Session, *, tenant: str, names: Sequence[str]) -> dict[
     return {source: count for source, count in rows if source}
 
 
-def source_descriptions(session: Session, *, tenant: str, names: Sequence[str]
+def source_descriptions(session: Session | Connection, *, tenant: str, names: Sequence[str]
                         ) -> dict[str, str]:
     """{source: description} of the tenant's sources among ``names``."""
     if not names:

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from ragq.ledger.db import make_session_factory, session_scope
+from ragq.ledger.db import make_session_factory, read_scope, session_scope
 from ragq.ledger.documents import current_versions
 from ragq.ledger.flow_state import load_state, refresh_state
 from ragq.ledger.flow_writes import write
@@ -42,12 +42,12 @@ class SqlFlowLedger:
         self._line = waiting_line
 
     def snapshot(self, job_id: str, config: FlowConfig) -> JobState:
-        with session_scope(self._sessions, readonly=True) as session:
-            return load_state(session, job_id=job_id, config=config)
+        with read_scope(self.engine) as conn:
+            return load_state(conn, job_id=job_id, config=config)
 
     def refresh(self, state: JobState) -> JobState:
-        with session_scope(self._sessions, readonly=True) as session:
-            return refresh_state(session, state)
+        with read_scope(self.engine) as conn:
+            return refresh_state(conn, state)
 
     @contextmanager
     def transaction(self) -> Iterator[SqlFlowWriter]:

@@ -21,6 +21,7 @@ from ragq.ledger import (
     create_ingest_run,
     make_engine,
     normalize_url,
+    read_scope,
     session_scope,
     upgrade,
 )
@@ -318,3 +319,42 @@ def test_a_writer_that_cannot_begin_gives_the_turn_back(sqlite_url: str) -> None
     finally:
         holder.dispose()
         engine.dispose()
+
+
+def test_read_scope_reads_what_is_committed_without_waiting_for_a_writer(
+        sqlite_url: str) -> None:
+    """A snapshot's read scope is deferred: it neither takes nor waits for the write lock a
+    step's transaction holds, and sees what was committed before it."""
+    upgrade(sqlite_url)
+    engine = make_engine(sqlite_url)
+    with session_scope(engine) as session:
+        create_ingest_run(session, collection="c", source_path="p")
+    writing, release = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with session_scope(engine) as session:
+            create_ingest_run(session, collection="c2", source_path="p")
+            session.flush()
+            writing.set()
+            release.wait(timeout=30)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert writing.wait(timeout=30)
+        started = time.monotonic()
+        with read_scope(engine) as conn:
+            count = conn.execute(select(func.count()).select_from(IngestRunRow)).scalar_one()
+        waited = time.monotonic() - started
+        still_writing = not release.is_set()
+    finally:
+        release.set()
+        thread.join(timeout=30)
+        engine.dispose()
+    assert (count, still_writing) == (1, True)
+    assert waited < 10  # a reader queued behind the writer would wait for release (30 s)
+
+
+def test_read_scope_translates_database_errors(engine: Engine) -> None:
+    with pytest.raises(LedgerError, match="no_such_table"), read_scope(engine) as conn:
+        conn.execute(text("SELECT * FROM no_such_table"))
