@@ -10,7 +10,7 @@ from ragq import ledger
 
 PUBLIC = {
     "current_revision", "head_revision", "is_up_to_date", "make_engine", "normalize_url",
-    "session_scope", "upgrade",
+    "read_scope", "session_scope", "upgrade",
     "FlowLedger", "FlowWriter", "MemoryLedger", "SqlFlowLedger",
     "add_job", "batch_errors", "batch_jobs", "cancel_batch", "cancel_job", "create_batch",
     "get_batch", "get_job", "list_batches", "record_input_error", "start_batch",
