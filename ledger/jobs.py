@@ -61,6 +61,11 @@ _SET_STATUS = (update(_JOBS).where(_JOBS.c.id == bindparam("b_job_id"), _JOBS.c.
                .values(status=bindparam("status"),
                        started_at=func.coalesce(_JOBS.c.started_at,
                                                 bindparam("now", type_=_JOBS.c.started_at.type))))
+# A job's end, once per job, in the same Core form; the batch's counter likewise.
+_FINISH = (update(_JOBS).where(_JOBS.c.id == bindparam("b_job_id"), _JOBS.c.status.in_(_OPEN))
+           .values({c: bindparam(c, type_=_JOBS.c[c].type) for c in (
+               "status", "result", "stop_reason", "error", "exhausted_dimension", "finished_at")}))
+_BATCHES = table_of(BatchRow)
 
 
 def create_batch(
@@ -156,12 +161,10 @@ def finish_job(
     if status not in TERMINAL_JOB_STATUSES:
         raise ValueError(f"{status} is not a terminal status")
     _lock_batch_of(session, job_id)
-    done = session.execute(
-        update(JobRow).where(JobRow.id == job_id, JobRow.status.in_(_OPEN)).values(
-            status=status, result=result, stop_reason=stop_reason, error=error,
-            exhausted_dimension=exhausted_dimension, finished_at=utcnow(),
-        )
-    ).rowcount
+    done = session.connection().execute(_FINISH, {
+        "b_job_id": job_id, "status": status, "result": result, "stop_reason": stop_reason,
+        "error": error, "exhausted_dimension": exhausted_dimension, "finished_at": utcnow(),
+    }).rowcount  # type: ignore[attr-defined]
     if not done:
         return False
     job = session.get(JobRow, job_id, populate_existing=True)
@@ -189,9 +192,9 @@ def _lock_batch_of(session: Session, job_id: str) -> None:
 
 
 def _count_finished(session: Session, batch_id: str, status: JobStatus) -> None:
-    column = _COUNTER[status]
-    session.execute(update(BatchRow).where(BatchRow.id == batch_id)
-                    .values({column: column + 1}))
+    column = _BATCHES.c[_COUNTER[status].key]
+    session.connection().execute(update(_BATCHES).where(_BATCHES.c.id == batch_id)
+                                 .values({column: column + 1}))
     open_jobs = _count(session, JobRow.batch_id == batch_id, JobRow.status.in_(_OPEN))
     batch = session.get(BatchRow, batch_id, populate_existing=True)
     assert batch is not None  # the job references it
