@@ -44,7 +44,6 @@ __all__ = [
     "MultiCharge",
     "charge_many",
     "create_job_budget",
-    "ensure_job_budget",
     "open_job_budget",
     "get_job_budget",
 ]
@@ -103,56 +102,52 @@ def create_job_budget(
     return row
 
 
-def ensure_job_budget(
-    session: Session,
-    *,
-    job_id: str,
-    limits: Mapping[BudgetDimension | str, Amount | None],
-    profile: str | None = None,
-    deadline_at: datetime | None = None,
-) -> tuple[JobBudgetRow, bool]:
-    """The budget row of ``job_id``, created as :func:`create_job_budget` would when missing;
-    True when this call created it. Safe against a racing delivery of the same step: the
-    loser gets the winner's row."""
-    row = get_job_budget(session, job_id=job_id)
-    if row is not None:
-        return row, False
-    try:
-        with race_guard(session):
-            row = create_job_budget(session, job_id=job_id, limits=limits, profile=profile,
-                                    deadline_at=deadline_at)
-        return row, True
-    except sa_exc.IntegrityError:
-        row = get_job_budget(session, job_id=job_id)
-        if row is None:
-            raise
-        return row, False
-
-
 _OPENED = select(_BUDGETS.c.profile, _BUDGETS.c.created_at).where(
     _BUDGETS.c.job_id == bindparam("job_id"))
 
 
 def open_job_budget(session: Session, *, job_id: str,
                     limits: Mapping[BudgetDimension, Amount | None], profile: str,
-                    deadline: Callable[[datetime], datetime | None]) -> None:
+                    deadline: Callable[[datetime], datetime | None]) -> bool:
     """Create the budget of ``job_id`` under ``profile`` (its deadline ``deadline(now)``), or
     move an existing one to ``profile``: its limits, and its deadline counted from when it was
-    first opened. Every job opens its budget twice (started, then routed), inside the step's
-    write transaction: Core statements, no ORM row."""
-    opened = session.connection().execute(_OPENED, {"job_id": job_id}).first()
+    first opened; True when this call created it. Every job opens its budget twice (started,
+    then routed), inside the step's write transaction: Core statements, no ORM row."""
+    conn = session.connection()
+    opened = conn.execute(_OPENED, {"job_id": job_id}).first()
     if opened is None:
-        row, created = ensure_job_budget(session, job_id=job_id, limits=limits, profile=profile,
-                                         deadline_at=deadline(utcnow()))
-        if created:
-            return
-        opened = row  # a racing delivery opened it first: moved below like any other
+        if _insert_budget(session, job_id, limits, profile, deadline(utcnow())):
+            return True
+        # A racing delivery opened it first (PostgreSQL): moved below like any other.
+        opened = conn.execute(_OPENED, {"job_id": job_id}).one()
     if opened.profile == profile:
-        return
-    session.connection().execute(
+        return False
+    conn.execute(
         update(_BUDGETS).where(_BUDGETS.c.job_id == job_id).values(
             profile=profile, deadline_at=deadline(opened.created_at),
             **{f"limit_{dim.value}": limit for dim, limit in limits.items()}))
+    return False
+
+
+def _insert_budget(session: Session, job_id: str,
+                   limits: Mapping[BudgetDimension, Amount | None], profile: str,
+                   deadline_at: datetime | None) -> bool:
+    """Insert the budget row, as :func:`create_job_budget` does, with one Core statement; False
+    when a racing delivery of the same step inserted it first."""
+    values = {f"limit_{dim.value}": None if limit is None else _checked_amount(dim, limit)
+              for dim, limit in limits.items()}
+    try:
+        with race_guard(session):
+            session.connection().execute(_INSERT_BUDGET, {
+                "job_id": job_id, "profile": profile, "deadline_at": deadline_at,
+                **dict.fromkeys(_LIMITS, None), **values})
+    except sa_exc.IntegrityError:
+        return False
+    return True
+
+
+_LIMITS = tuple(f"limit_{dim.value}" for dim in BudgetDimension)
+_INSERT_BUDGET = insert(_BUDGETS)
 
 
 def get_job_budget(session: Session, *, job_id: str) -> JobBudgetRow | None:

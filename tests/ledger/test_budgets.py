@@ -15,8 +15,8 @@ from ragq.ledger.budgets import (
     MultiCharge,
     charge_many,
     create_job_budget,
-    ensure_job_budget,
     get_job_budget,
+    open_job_budget,
 )
 from ragq.ledger.models import BudgetChargeRow, JobBudgetRow
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome
@@ -294,8 +294,9 @@ def test_racing_deliveries_ensure_one_budget(engine: Engine, race: Race) -> None
 
     def ensure(i: int) -> bool:
         with session_scope(engine) as session:
-            _row, created = ensure_job_budget(session, job_id=job_id, limits={"steps": 3 + i})
-            return created
+            return open_job_budget(session, job_id=job_id, profile="bounded",
+                                   limits={BudgetDimension.STEPS: 3 + i},
+                                   deadline=lambda _now: None)
 
     assert sum(race(8, ensure)) == 1
     with session_scope(engine, readonly=True) as session:

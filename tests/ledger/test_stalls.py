@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from ragq.ledger import WaitingLine, claim_next, session_scope
-from ragq.ledger.budgets import charge_many, ensure_job_budget
+from ragq.ledger.budgets import charge_many, create_job_budget
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.models import utcnow
 from ragq.ledger.sql_flow import SqlFlowLedger
@@ -31,7 +31,7 @@ def under_way(engine: Engine, job_id: str, step: Enqueue | EnqueueLayer | None) 
     the way a flow step writes it."""
     with session_scope(engine) as session:
         set_job_status(session, job_id=job_id, status=JobStatus.RETRIEVING)
-        ensure_job_budget(session, job_id=job_id, limits={BudgetDimension.STEPS: 10})
+        create_job_budget(session, job_id=job_id, limits={BudgetDimension.STEPS: 10})
         pay(session, job_id, "first")
     if step is not None:
         with SqlFlowLedger(engine).transaction() as tx:
@@ -114,7 +114,7 @@ def test_a_job_sent_from_the_waiting_line_and_never_started_resumes_from_its_rou
         assert mark_resumed(session, [sent, waiting]) == [sent]  # the unsent one is not open
     with session_scope(engine) as session:
         set_job_status(session, job_id=sent, status=JobStatus.ROUTING)
-        ensure_job_budget(session, job_id=sent, limits={BudgetDimension.STEPS: 10})
+        create_job_budget(session, job_id=sent, limits={BudgetDimension.STEPS: 10})
         pay(session, sent, "route")
     assert idle(engine, after_s=IDLE_S - 5) == {}
 
