@@ -90,13 +90,8 @@ def create_job_budget(
     for an unknown dimension or a negative limit; :class:`LedgerIntegrityError` (at flush or
     commit) when the job already has a budget or does not exist.
     """
-    values: dict[str, Amount | None] = {}
-    for key, limit in limits.items():
-        dimension = _dimension(key)
-        values[f"limit_{dimension.value}"] = (
-            None if limit is None else _checked_amount(dimension, limit)
-        )
-    row = JobBudgetRow(job_id=job_id, profile=profile, deadline_at=deadline_at, **values)
+    row = JobBudgetRow(job_id=job_id, profile=profile, deadline_at=deadline_at,
+                       **_limit_values(limits))
     session.add(row)
     session.flush()
     return row
@@ -134,16 +129,25 @@ def _insert_budget(session: Session, job_id: str,
                    deadline_at: datetime | None) -> bool:
     """Insert the budget row, as :func:`create_job_budget` does, with one Core statement; False
     when a racing delivery of the same step inserted it first."""
-    values = {f"limit_{dim.value}": None if limit is None else _checked_amount(dim, limit)
-              for dim, limit in limits.items()}
     try:
         with race_guard(session):
             session.connection().execute(_INSERT_BUDGET, {
                 "job_id": job_id, "profile": profile, "deadline_at": deadline_at,
-                **dict.fromkeys(_LIMITS, None), **values})
+                **dict.fromkeys(_LIMITS, None), **_limit_values(limits)})
     except sa_exc.IntegrityError:
         return False
     return True
+
+
+def _limit_values(limits: Mapping[Any, Amount | None]) -> dict[str, Amount | None]:
+    """The ``limit_<dimension>`` columns of ``limits`` (keyed by dimension or its name; None:
+    unlimited), each checked."""
+    values: dict[str, Amount | None] = {}
+    for key, limit in limits.items():
+        dimension = _dimension(key)
+        values[f"limit_{dimension.value}"] = (
+            None if limit is None else _checked_amount(dimension, limit))
+    return values
 
 
 _LIMITS = tuple(f"limit_{dim.value}" for dim in BudgetDimension)

@@ -101,7 +101,7 @@ class Runner:
     def run(self, job_id: str, event: Event, dispatcher: Dispatcher) -> StepOutcome:
         """Handle ``event`` and every event the work it calls for produces."""
         outcome = StepOutcome()
-        current: Event | None = event
+        current = event
         state = self.ledger.snapshot(job_id, self.config)
         while True:
             actions = decide(state, current)
