@@ -18,6 +18,7 @@ from ragq.orchestration.budgets import Budget
 from ragq.orchestration.flow import (
     CallRole,
     Charge,
+    Enqueue,
     Event,
     JobState,
     OpenBudget,
@@ -29,7 +30,6 @@ from ragq.orchestration.flow import (
     SubQueryState,
     carry_over,
 )
-from ragq.orchestration.flow.actions import Enqueue
 from ragq.schemas.flow import Usage
 from ragq.schemas.statuses import BudgetDimension, JobStatus
 from ragq.tasks.inline import InlineDispatcher
