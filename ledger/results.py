@@ -37,7 +37,6 @@ def review_summary(reasons: Sequence[str], outcome: str) -> dict[str, Any]:
     return {"reasons": list(reasons), "outcome": str(outcome)}
 
 
-
 UNFINISHED = (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)
 
 # Every job's ending reads these inside its write transaction, which holds SQLite's one write

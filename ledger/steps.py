@@ -70,7 +70,6 @@ _RECORD_CALL = {
 COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals)
 
 
-
 @cache
 def _lookup(table: Table, keys: tuple[tuple[str, bool], ...]) -> Select[tuple[str]]:
     """The id of the row whose key columns are the bound ``k_<name>`` (or NULL where the key

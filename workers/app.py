@@ -42,7 +42,6 @@ def create_app(settings: Settings, *, include_tasks: bool = True) -> Celery:
     return app
 
 
-
 @after_setup_logger.connect
 def _quiet_http_requests(**_: object) -> None:
     """httpx logs every request at INFO: seven lines per job, half a worker's log, each

@@ -81,10 +81,10 @@ class Base(DeclarativeBase):
     }
 
 
-
 def table_of(model: type[Base]) -> Table:
     """The Core table of a ledger row class, for prebuilt statements that build no ORM row."""
     return cast(Table, model.__table__)
+
 
 def id_column(prefix: str) -> MappedColumn[Any]:
     """A string primary key filled with ``new_id(prefix)`` when the caller gives none."""
