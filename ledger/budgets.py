@@ -119,8 +119,7 @@ def open_job_budget(session: Session, *, job_id: str,
         return False
     conn.execute(
         update(_BUDGETS).where(_BUDGETS.c.job_id == job_id).values(
-            profile=profile, deadline_at=deadline(opened.created_at),
-            **{f"limit_{dim.value}": limit for dim, limit in limits.items()}))
+            profile=profile, deadline_at=deadline(opened.created_at), **_limit_values(limits)))
     return False
 
 

@@ -247,5 +247,4 @@ def _with_payloads(shard: qe.EdgeShard, title: list[ScoredPoint], text: list[Sco
     if not missing:
         return title
     read = {str(r.id): r.payload or {} for r in shard.retrieve(missing, True, False)}
-    return [ScoredPoint(p.id, p.score, read.get(p.id, {})) if p.id in read else p
-            for p in title]
+    return [ScoredPoint(p.id, p.score, read[p.id]) if p.id in read else p for p in title]
