@@ -64,6 +64,8 @@ class Drill:
     kill_to_ready_s: float = 0.0
     recovery_s: list[float] = field(default_factory=list)
     doubled: dict[str, int] = field(default_factory=dict)
+    #: Why each failed job failed (job id -> its recorded error), so a red drill says why.
+    errors: dict[str, str] = field(default_factory=dict)
 
     @property
     def all_ended(self) -> bool:
@@ -147,10 +149,12 @@ def _read_ledger(settings: Settings, result: Drill, batch_id: str, open_at_kill:
     engine = build_ledger_engine(settings)
     with session_scope(engine, readonly=True) as session:
         jobs = session.execute(select(JobRow.id, JobRow.status, JobRow.exhausted_dimension,
-                                      JobRow.finished_at).where(JobRow.batch_id == batch_id)).all()
+                                      JobRow.finished_at, JobRow.error)
+                               .where(JobRow.batch_id == batch_id)).all()
         ids = [j.id for j in jobs]
         result.statuses = Counter(JobStatus(j.status).value for j in jobs
                                   if j.status in TERMINAL_JOB_STATUSES)
+        result.errors = {j.id: str(j.error) for j in jobs if j.status == JobStatus.FAILED}
         result.latency_exhausted = sum(1 for j in jobs if j.status == JobStatus.BUDGET_EXHAUSTED
                                        and str(j.exhausted_dimension) == "latency_ms")
         for job in jobs:

@@ -44,7 +44,7 @@ def test_a_killed_process_is_restarted_alone_and_its_steps_run_again(
     assert result.all_ended, result.statuses
     # The sample's refund ticket ends needs_review: its sources disagree at the same tier.
     assert set(result.statuses) <= {JobStatus.COMPLETED, JobStatus.INSUFFICIENT_EVIDENCE,
-                                    JobStatus.NEEDS_REVIEW}
+                                    JobStatus.NEEDS_REVIEW}, result.errors
     assert result.latency_exhausted == 0
     assert result.recovery_s and max(result.recovery_s) <= 60
     assert result.doubled == {"answers": 0, "charges": 0, "evidence": 0, "steps paid twice": 0}
