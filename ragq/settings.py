@@ -208,9 +208,9 @@ class Settings(BaseSettings):
     # 3.41 s with one turn against 3.65 s with two (the cores).
     active_steps: int = Field(
         1, ge=1, le=4096,
-        description="Flow steps of one worker process that run their Python at once. A step "
+        description="Flow steps of one I/O-pool process that run their Python at once. A step "
         "waiting on the model server gives its turn up, so this bounds the threads competing "
-        "for the GIL, not the model calls in flight.")
+        "for the GIL, not the model calls in flight. The CPU pool's steps take no turns.")
     max_open_jobs: int | None = Field(
         None, ge=0, le=1_000_000,
         description="Jobs sent and not yet ended, at most; the rest of a backlog waits unsent, "

@@ -6,7 +6,11 @@ from __future__ import annotations
 import threading
 import time
 
+from ragq.schemas.tasks import Queue
+from ragq.tasks.flow import step_turns
 from ragq.tasks.turns import StepTurns
+from ragq.workers.app import create_app
+from tests.fakes.broker import memory_settings
 
 
 def test_one_turn_lets_a_second_step_run_only_while_the_first_waits_on_the_model() -> None:
@@ -90,3 +94,36 @@ def test_without_a_limit_waiting_and_steps_do_not_block() -> None:
     turns = StepTurns(None)
     with turns.step(), turns.step(), turns.waiting():
         pass
+
+
+def test_only_a_worker_serving_model_calls_takes_its_process_turns(tmp_path) -> None:
+    """The CPU pool's steps run beside a step holding the process's only turn; the I/O pool's
+    steps take that turn."""
+    io_pool, cpu_pool = create_app(memory_settings(tmp_path)), create_app(memory_settings(tmp_path))
+    io_pool.amqp.queues.select([Queue.MODELS.value, Queue.BOOKKEEPING.value])  # `-Q`
+    cpu_pool.amqp.queues.select([Queue.RETRIEVAL.value, Queue.INGEST.value])
+    process = io_pool.conf.ragq_resources
+    assert process.settings.active_steps == 1
+    assert step_turns(io_pool, process) is process.step_turns
+
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with process.step_turns.step():
+            held.set()
+            release.wait(timeout=30)
+
+    ran = threading.Event()
+
+    def retrieval_step() -> None:
+        with step_turns(cpu_pool, process).step():
+            ran.set()
+
+    threading.Thread(target=holder).start()
+    assert held.wait(timeout=30)
+    step = threading.Thread(target=retrieval_step)
+    step.start()
+    step.join(timeout=10)
+    finished = ran.is_set()  # before the turn is given back: it did not wait for it
+    release.set()
+    assert finished
