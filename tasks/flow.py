@@ -17,8 +17,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import Celery, shared_task
 from celery import Task as CeleryTask
-from celery import shared_task
 
 from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.flow import (
@@ -119,7 +119,7 @@ class FlowTask(CeleryTask):  # type: ignore[misc]
         resources(self).runner.run(job_id, StepFailed(error), CeleryDispatcher(self.app))
 
 
-def step_turns(app: Any, process: Resources) -> StepTurns:
+def step_turns(app: Celery, process: Resources) -> StepTurns:
     """The turns a flow step of this worker takes (:mod:`ragq.tasks.turns`): its process's
     when the worker serves model calls (the I/O pool: hundreds of threads), none otherwise.
     The CPU pool's threads are the cores already, and the heavy parts of its steps (embedding,
