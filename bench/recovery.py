@@ -139,13 +139,18 @@ def drill(settings: Settings, fault: str, tickets: Path, collection: str, *,
     ready = _restarted_at(settings, fault, restarts, timeout_s=120)
     result.kill_to_ready_s = ready - killed_at
     wait(settings, sent.batch_id, timeout_s=timeout_s)
-    _read_ledger(settings, result, sent.batch_id, set(open_jobs), ready)
+    _read_ledger(settings, result, sent.batch_id, set(open_jobs), killed_at, ready)
     return result
 
 
 def _read_ledger(settings: Settings, result: Drill, batch_id: str, open_at_kill: set[str],
-                 ready: float) -> None:
+                 killed_at: float, ready: float) -> None:
+    """Statuses, doubled rows, and each open job's recovery: from the replacement's ready
+    moment to the job's first charge or its end after it. A job that ended between the kill
+    and that moment (the replacement serves before the supervisor finishes restoring orphans
+    and records it ready) recovered in 0 s; only jobs ended before the kill are left out."""
     after = datetime.fromtimestamp(ready, tz=UTC)
+    killed = datetime.fromtimestamp(killed_at, tz=UTC)
     engine = build_ledger_engine(settings)
     with session_scope(engine, readonly=True) as session:
         jobs = session.execute(select(JobRow.id, JobRow.status, JobRow.exhausted_dimension,
@@ -158,12 +163,12 @@ def _read_ledger(settings: Settings, result: Drill, batch_id: str, open_at_kill:
         result.latency_exhausted = sum(1 for j in jobs if j.status == JobStatus.BUDGET_EXHAUSTED
                                        and str(j.exhausted_dimension) == "latency_ms")
         for job in jobs:
-            if job.id not in open_at_kill or (job.finished_at and job.finished_at < after):
+            if job.id not in open_at_kill or (job.finished_at and job.finished_at < killed):
                 continue
             first = session.scalar(select(func.min(BudgetChargeRow.created_at)).where(
                 BudgetChargeRow.job_id == job.id, BudgetChargeRow.created_at >= after))
             seen = min(t for t in (first, job.finished_at) if t is not None)
-            result.recovery_s.append((seen - after).total_seconds())
+            result.recovery_s.append(max(0.0, (seen - after).total_seconds()))
         result.doubled = _doubled(session, ids)
 
 
