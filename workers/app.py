@@ -22,6 +22,7 @@ from celery.signals import (
 from ragq import deadlines
 from ragq.settings import Settings, build_settings
 from ragq.workers.celeryconfig import celery_config
+from ragq.workers.heap import freeze_start_up_heap
 from ragq.workers.resources import close_all, resources_for
 from ragq.workers.stack_state import effective_broker_url
 
@@ -64,14 +65,17 @@ def _end_bound(**_: object) -> None:
 
 
 @worker_ready.connect
-def _warm_resources(sender: object = None, **_: object) -> None:
+def _get_ready(sender: object = None, **_: object) -> None:
     """Build the adapters this worker's queues need before its first task (see
-    :meth:`WorkerResources.warm`): a backlog sent to a fresh worker then starts at once."""
+    :meth:`WorkerResources.warm`): a backlog sent to a fresh worker then starts at once. Then
+    freeze what start-up built: it lives as long as the worker, and full collections need not
+    walk it (:mod:`ragq.workers.heap`)."""
     app = getattr(sender, "app", None)
     resources = getattr(getattr(app, "conf", None), "ragq_resources", None)
-    if app is None or resources is None:
-        return
-    resources.warm(set(app.amqp.queues.consume_from or ()))
+    if app is not None and resources is not None:
+        resources.warm(set(app.amqp.queues.consume_from or ()))
+    frozen = freeze_start_up_heap()
+    logging.getLogger(__name__).debug("froze %d start-up objects", frozen)
 
 
 @worker_shutdown.connect
