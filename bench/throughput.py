@@ -12,7 +12,10 @@ requests it holds at once; the embedder stays the local MiniLM, the evidence and
 off (``RAGQ_CACHE_ENABLED=false``) so every job does its work. Other ``RAGQ_`` variables in the
 environment reach the stack (e.g. ``RAGQ_GENERAL_WORKER_THREADS``). The corpus is ingested, one
 warm-up job runs, then for each latency and N: N questions (cycling through the dataset's) are
-submitted as one batch and awaited. Per run:
+submitted as one batch and awaited. A question asked again in the same stack reuses its query
+vector (the retrieval worker keeps the query vectors it made, as for any backlog with repeats),
+so a run after one that asked the same questions, or with N above the dataset's questions,
+embeds fewer queries than a backlog of distinct ones. Per run:
 
 - wall: the batch's first job created to its last job finished (ledger timestamps); jobs/s = N/wall;
 - critical path of a job: the sum of its model-call and retrieval latencies in the ledger
