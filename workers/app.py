@@ -26,6 +26,8 @@ from ragq.workers.heap import freeze_start_up_heap
 from ragq.workers.resources import close_all, resources_for
 from ragq.workers.stack_state import effective_broker_url
 
+log = logging.getLogger(__name__)
+
 #: Modules whose tasks a worker registers.
 TASK_MODULES = [
     "ragq.tasks.diagnostics", "ragq.tasks.ingest", "ragq.tasks.search", "ragq.tasks.flow",
@@ -75,7 +77,7 @@ def _get_ready(sender: object = None, **_: object) -> None:
     if app is not None and resources is not None:
         resources.warm(set(app.amqp.queues.consume_from or ()))
     frozen = freeze_start_up_heap()
-    logging.getLogger(__name__).debug("froze %d start-up objects", frozen)
+    log.debug("froze %d start-up objects", frozen)
 
 
 @worker_shutdown.connect
