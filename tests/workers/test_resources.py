@@ -4,7 +4,10 @@ by every delivery attempt the process makes."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -93,56 +96,47 @@ class _Consumer:
         self.app = app
 
 
-def _ready_worker(settings: Settings, queues: tuple[Queue, ...]) -> resources.WorkerResources:
-    """A worker app consuming ``queues``, after Celery said it is ready. Readiness froze this
-    test process's heap as a worker's; it is thawed again, so the suite's garbage stays
-    collectable."""
+@contextmanager
+def _ready_worker(tmp_path: Path, queues: tuple[Queue, ...]
+                  ) -> Iterator[resources.WorkerResources]:
+    """A model-serving worker app consuming ``queues``, after Celery said it is ready.
+    Readiness froze this test process's heap as a worker's; it is thawed on leaving, so the
+    suite's garbage stays collectable."""
     from celery.signals import worker_ready
 
+    settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
+                              openai_base_url="http://127.0.0.1:9/v1")
     app = create_app(settings)
     app.amqp.queues.select([q.value for q in queues])
     try:
         worker_ready.send(sender=_Consumer(app))
+        yield app.conf.ragq_resources
     finally:
         gc.unfreeze()
-    return app.conf.ragq_resources
 
 
 def test_a_model_worker_is_ready_with_its_client_built_and_the_store_left_closed(tmp_path):
-    settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
-                              openai_base_url="http://127.0.0.1:9/v1")
-    held = _ready_worker(settings, (Queue.MODELS, Queue.BOOKKEEPING))
-    assert held._provider is not None and held._runner is not None
-    assert held._store is None  # the vector store's owner is whoever first serves retrieval
+    with _ready_worker(tmp_path, (Queue.MODELS, Queue.BOOKKEEPING)) as held:
+        assert held._provider is not None and held._runner is not None
+        assert held._store is None  # the vector store's owner is whoever first serves retrieval
 
 
 def test_a_ready_worker_has_frozen_what_start_up_built(tmp_path):
     """Full collections in a worker walk only what jobs allocated (ragq.workers.heap): an
     object alive before readiness (built at start-up) has left the collector's generations,
     while one made after is tracked as usual."""
-    from celery.signals import worker_ready
-
-    settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
-                              openai_base_url="http://127.0.0.1:9/v1")
-    app = create_app(settings)
-    app.amqp.queues.select([Queue.MODELS.value])
     built_at_start = {"adapter": ["state"]}
-    try:
-        worker_ready.send(sender=_Consumer(app))
+    with _ready_worker(tmp_path, (Queue.MODELS,)) as held:
         made_later = {"job": ["state"]}
         frozen = gc.get_freeze_count()
         tracked = {id(o) for o in gc.get_objects()}
-    finally:
-        gc.unfreeze()
     assert frozen > 0
     assert id(built_at_start) not in tracked and id(made_later) in tracked
-    provider = app.conf.ragq_resources._provider  # built on readiness, before the freeze
+    provider = held._provider  # built on readiness, before the freeze
     assert provider is not None and id(provider) not in tracked
 
 
 def test_a_vector_worker_is_ready_with_its_embedder_loaded_and_no_model_client(tmp_path):
-    settings = build_settings(home=tmp_path, provider="openai", openai_api_key="sk-test",
-                              openai_base_url="http://127.0.0.1:9/v1")
-    held = _ready_worker(settings, (Queue.RETRIEVAL, Queue.INGEST))
-    assert held._embedder is not None and held._embedder._model is not None  # loaded
-    assert held._provider is None and held._store is None
+    with _ready_worker(tmp_path, (Queue.RETRIEVAL, Queue.INGEST)) as held:
+        assert held._embedder is not None and held._embedder._model is not None  # loaded
+        assert held._provider is None and held._store is None
