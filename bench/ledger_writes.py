@@ -5,22 +5,19 @@ Usage:  python bench/ledger_writes.py [DATASET] [--jobs 30]
 
 On SQLite every write transaction of every process of a stack holds the database's one write
 lock, so the sum of a job's write transactions bounds how many jobs per second the whole stack
-can end. This runs the job flow exactly as the workers do (``ragq.tasks.inline``), with
-``RAGQ_PROVIDER=openai`` against bench/loopback_llm.py answering at once, a SQLite ledger in a
-temporary folder, MiniLM and the embedded store of bench/offline_flow.py's ingest (cached under
-/tmp), and times ``Runner.apply`` (one write transaction) per event. Besides milliseconds it
-prints each figure in units of the ``CheckDue`` transaction (it records one charge and nothing
-else): the machine's speed, which swings from one minute to the next on a shared host, cancels
-out of that ratio, so two versions can be compared run against run. Nothing leaves 127.0.0.1.
+can end. This runs the job flow exactly as the workers do, in one process
+(bench/inline_flow.py: the loopback model server answering at once, a SQLite ledger, MiniLM and
+the embedded store), and times ``Runner.apply`` (one write transaction) per event. Besides
+milliseconds it prints each figure in units of the ``CheckDue`` transaction (it records one
+charge and nothing else): the machine's speed, which swings from one minute to the next on a
+shared host, cancels out of that ratio, so two versions can be compared run against run.
+Nothing leaves 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -30,19 +27,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.loopback_llm import LoopbackLLM
-from bench.offline_flow import COLLECTION, ingest
-from ragq.embedding.minilm import MiniLmEmbedder
-from ragq.ledger import add_job, make_engine, session_scope, upgrade
-from ragq.ledger.sql_flow import SqlFlowLedger
+from bench.inline_flow import DEFAULT_DATASET, loopback_flow, questions_of
 from ragq.orchestration.flow import LEDGER_WRITES, Action, Event, JobState
-from ragq.settings import build_settings
-from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
-from ragq.vectorstore.edge import EdgeVectorStore
-from ragq.workers.wiring import build_flow_config, build_provider, build_token_counter
 
-DEFAULT_DATASET = Path(__file__).resolve().parents[2] / "shared" / "data" / "anthropic_docs"
 UNIT = "CheckDue"
 
 
@@ -67,36 +55,16 @@ class TimedRunner(Runner):
 
 
 def run(dataset: Path, jobs: int) -> dict[str, Any]:
-    questions = [json.loads(line)["question"]
-                 for line in (dataset / "questions.jsonl").read_text().splitlines() if line]
-    embedder = MiniLmEmbedder()
-    root = ingest(dataset / "corpus.jsonl", embedder, EdgeVectorStore)
-    with LoopbackLLM(0) as llm, tempfile.TemporaryDirectory() as tmp, \
-            EdgeVectorStore(root) as store:
-        os.environ.update({"RAGQ_PROVIDER": "openai", "RAGQ_OPENAI_BASE_URL": llm.v1_url,
-                           "RAGQ_OPENAI_API_KEY": "sk-bench", "RAGQ_CACHE_ENABLED": "false"})
-        settings = build_settings()
-        url = f"sqlite:///{tmp}/ledger.db"
-        upgrade(url)
-        ledger = SqlFlowLedger(make_engine(url))
-        runner = TimedRunner(ledger, InlineAdapters(build_provider(settings, embedder), embedder,
-                                                    store),
-                             build_flow_config(settings, build_token_counter(settings)))
-        dispatcher = InlineDispatcher(runner)
-
-        def job(question: str) -> None:
-            with session_scope(ledger.engine) as session:
-                job_id = add_job(session, batch_id=None, custom_id=None, position=None,
-                                 tenant="bench", collection=COLLECTION, question=question,
-                                 acl=["public"]).id
-            dispatcher.run(job_id)
-
+    questions = questions_of(dataset)
+    with loopback_flow(dataset, TimedRunner) as flow:
+        runner = flow.runner
+        assert isinstance(runner, TimedRunner)
         for question in questions[:3]:  # warm up: imports, statement caches, the model
-            job(question)
+            flow.job(question)
         runner.seconds.clear()
         runner.count.clear()
         for i in range(jobs):
-            job(questions[i % len(questions)])
+            flow.job(questions[i % len(questions)])
     unit = runner.seconds[UNIT] / runner.count[UNIT]
     per_tx = {k: runner.seconds[k] / runner.count[k] for k in sorted(runner.count)}
     return {"jobs": jobs, "unit_ms": unit * 1000,
