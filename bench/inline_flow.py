@@ -11,7 +11,6 @@ runs in its own process, so its CPU is in no figure of this one. Nothing leaves 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 from bench.loopback_llm import LoopbackLLM
 from bench.offline_flow import COLLECTION, ingest
 from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.evaluation.run import load_questions
 from ragq.ledger import add_job, make_engine, session_scope, upgrade
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.orchestration.flow import FlowConfig
@@ -36,9 +36,9 @@ MakeRunner = Callable[[SqlFlowLedger, InlineAdapters, FlowConfig], Runner]
 
 
 def questions_of(dataset: Path) -> list[str]:
-    """The questions of an evaluation dataset folder, in order."""
-    lines = (dataset / "questions.jsonl").read_text().splitlines()
-    return [json.loads(line)["question"] for line in lines if line.strip()]
+    """The question texts of an evaluation dataset folder, in order (``ragq eval``'s reading:
+    a bad line is an error naming it)."""
+    return [q.question for q in load_questions(dataset, None)]
 
 
 @dataclass
