@@ -76,7 +76,8 @@ _SUB_QUERY_ROWS = (select(_SUB_QUERIES.c.id, _SUB_QUERIES.c.round, _SUB_QUERIES.
                           _SUB_QUERIES.c.original_text, _SUB_QUERIES.c.depends_on,
                           _SUB_QUERIES.c.final_text, _SUB_QUERIES.c.status,
                           _SUB_QUERIES.c.finding, _SUB_QUERIES.c.finding_alternatives,
-                          _SUB_QUERIES.c.origin, _SUB_QUERIES.c.ask, _SUB_QUERIES.c.sources)
+                          _SUB_QUERIES.c.origin, _SUB_QUERIES.c.ask, _SUB_QUERIES.c.sources,
+                          _SUB_QUERIES.c.reason)
                    .where(_SUB_QUERIES.c.job_id == _JOB_ID)
                    .order_by(_SUB_QUERIES.c.round, _SUB_QUERIES.c.index))
 _REQUEST_ROWS = (select(_REQUESTS.c.id, _REQUESTS.c.sub_query_id, _REQUESTS.c.attempt,
@@ -168,7 +169,8 @@ def _sub_queries(conn: Connection, bound: dict[str, Any]) -> tuple[SubQueryState
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
                                status=r.status, finding=r.finding,
                                alternatives=tuple(r.finding_alternatives or ()), origin=r.origin,
-                               ask=r.ask, sources=tuple(r.sources or ()))
+                               ask=r.ask, sources=tuple(r.sources or ()),
+                               reason=r.reason or "")
                  for r in conn.execute(_SUB_QUERY_ROWS, bound))
 
 

@@ -299,7 +299,7 @@ class _MemoryWriter:
             job.sub_queries.setdefault((action.round, item.index), SubQueryState(
                 id=self._ledger.new_id("sq"), round=action.round, index=item.index,
                 text=item.text, depends_on=tuple(item.depends_on), origin=item.origin,
-                ask=item.ask))
+                ask=item.ask, reason=item.reason))
 
     def set_query_text(self, job: MemoryJob, action: SetQueryText) -> None:
         self._update_sub_query(job, action.sub_query_id, final_text=action.text)

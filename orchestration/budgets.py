@@ -62,6 +62,18 @@ def combined_profile(profiles: Sequence[Budget]) -> Budget:
     return Budget.model_validate(merged)
 
 
+def with_searches(profile: Budget, searches: int) -> Budget:
+    """``profile`` with room for ``searches`` more plain searches (a step, a retrieval call and
+    a unique query each; unlimited stays unlimited): a ticket's floor searches its whole text
+    beside what its asks' profiles pay for, and must not eat their share."""
+    if searches <= 0:
+        return profile
+    grown = {name: value + searches for name in ("max_steps", "max_retrieval_calls",
+                                                 "max_unique_queries")
+             if (value := getattr(profile, name)) is not None}
+    return profile.model_copy(update=grown)
+
+
 def resolve_budget(profile: Budget, *overrides: Budget | Mapping[str, object] | None) -> Budget:
     """``profile`` with each override's set keys on top, later overrides winning."""
     merged = profile.model_dump()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from itertools import zip_longest
 
 from ragq.orchestration.excerpts import excerpt
 from ragq.orchestration.text import content_words, near_duplicate, words
@@ -232,3 +233,68 @@ def assemble_for_asks(
     return chosen + assemble_context(rest, max_tokens=max_tokens - used,
                                      count_tokens=count_tokens, max_items=left_items,
                                      focus=" ".join(asks))
+
+
+def assemble_with_floor(
+    evidence: Sequence[Evidence],
+    floor: Sequence[Evidence],
+    *,
+    asks: Sequence[str],
+    max_tokens: int,
+    count_tokens: TokenCounter = estimate_tokens,
+    max_items: int | None = None,
+) -> list[Evidence]:
+    """The asks' context (:func:`assemble_for_asks`) and the ticket's ``floor`` (a plain
+    search of its whole text, best first) taken in turn, one item of each, skipping repeats,
+    until the budget is spent. Neither side can crowd the other out: whatever the asks'
+    searches miss, the floor's best items are in, and the reverse. No floor: the asks' context
+    alone."""
+    own = assemble_for_asks(evidence, asks=asks, max_tokens=max_tokens,
+                            count_tokens=count_tokens, max_items=max_items)
+    if not floor:
+        return own
+    # A chunk both sides found enters as the asks' copy: it says which ask it serves.
+    mine: dict[str, Evidence] = {}
+    for item in own:
+        mine.setdefault(item.chunk_id, item)
+    floor = [mine.get(item.chunk_id, item) for item in floor]
+    turns = [item for pair in zip_longest(floor, own) for item in pair if item is not None]
+    return fill_in_order(turns, max_tokens=max_tokens, count_tokens=count_tokens,
+                         max_items=max_items, focus=" ".join(asks))
+
+
+def fill_in_order(
+    evidence: Sequence[Evidence],
+    *,
+    max_tokens: int,
+    count_tokens: TokenCounter = estimate_tokens,
+    max_items: int | None = None,
+    focus: str = "",
+) -> list[Evidence]:
+    """``evidence`` in its own order, without repeats (the same chunk, or a near-identical
+    text), within ``max_tokens`` and ``max_items``: an item longer than :func:`item_cap`
+    enters as its excerpt, one that does not fit is passed over for smaller later ones.
+
+    A chunk found for two asks of a ticket enters once, shared (``ask_index`` None: every
+    ask's answer reads it), not once per ask: a copy per ask spends a place of the context on
+    a document it already holds."""
+    cap = item_cap(max_tokens, max_items)
+    chosen: list[Evidence] = []
+    used = 0
+    for item in evidence:
+        if max_items is not None and len(chosen) >= max_items:
+            break
+        same = next((n for n, c in enumerate(chosen) if item.chunk_id == c.chunk_id
+                     or near_duplicate(item.text, c.text)), None)
+        if same is not None:
+            if chosen[same].ask_index != item.ask_index:
+                chosen[same] = chosen[same].model_copy(update={"ask_index": None})
+            continue
+        cost = count_tokens(item.text)
+        if cost > cap:
+            item = excerpt(item, focus=focus, max_tokens=cap, count_tokens=count_tokens)
+            cost = count_tokens(item.text)
+        if used + cost <= max_tokens:
+            chosen.append(item)
+            used += cost
+    return chosen

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ragq.orchestration.budgets import budget_stop, exhausted_dimension
 from ragq.orchestration.context import (
-    assemble_for_asks,
+    assemble_with_floor,
     estimate_tokens,
     yield_answered_hops,
     yield_repeated_titles,
@@ -36,6 +36,7 @@ from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, Sy
 from ragq.orchestration.flow.review import escalation_reasons
 from ragq.orchestration.flow.state import JobState
 from ragq.orchestration.plan import depths
+from ragq.orchestration.windows import fuse_rankings
 from ragq.schemas.flow import DraftAnswer, Evidence, Ranking, Strategy
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 
@@ -57,13 +58,25 @@ def pooled_evidence(state: JobState) -> list[Evidence]:
     attempts = {r.id: r.attempt for r in state.requests}
     layer = _layers(state)
     placed = []
+    windows = {s.id for s in state.sub_queries if s.is_ticket_window}
     for e in state.evidence:
+        if e.sub_query_id in windows:
+            continue
         attempt = attempts.get(e.request_id, 0)
         sq = subs.get(e.sub_query_id or "")
         place = (sq.round, layer[sq.id], sq.index, attempt) if sq else (-1, 0, 0, attempt)
         placed.append((place, e.item.model_copy(update={
             "sub_query_index": sq.slot if sq else 0, "ask_index": sq.ask if sq else None})))
     return [item for _, item in sorted(placed, key=lambda pair: pair[0])]
+
+
+def floor_evidence(state: JobState) -> list[Evidence]:
+    """The ticket's floor: the hits of its windows' searches (:mod:`~ragq.orchestration.windows`)
+    fused by reciprocal rank into one ranking, one item per chunk. Empty for a question."""
+    windows = sorted((s for s in state.sub_queries if s.is_ticket_window), key=lambda s: s.index)
+    rankings = [sorted(state.evidence_of(sub_query_id=s.id), key=lambda e: -e.score)
+                for s in windows]
+    return fuse_rankings(rankings, id_of=lambda e: e.chunk_id)
 
 
 def _layers(state: JobState) -> dict[str, int]:
@@ -134,9 +147,9 @@ def _context_and_answer(state: JobState, stop_reason: str, ranking: Ranking | No
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
     limit = config.context_max_tokens * len(asks)
     limit = limit if left is None else min(limit, int(left))
-    context = assemble_for_asks(pool, asks=asks, max_tokens=limit,
-                                count_tokens=config.count_tokens,
-                                max_items=config.context_max_chunks * len(asks))
+    context = assemble_with_floor(pool, floor_evidence(state), asks=asks, max_tokens=limit,
+                                  count_tokens=config.count_tokens,
+                                  max_items=state.context_items)
     tokens = sum(config.count_tokens(c.text) for c in context)
     paid = Charge(CONTEXT_KEY, {BudgetDimension.CONTEXT_TOKENS: tokens}, step="context",
                   force=True)

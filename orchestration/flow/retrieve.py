@@ -83,9 +83,9 @@ class _Request:
         self.query = query or due.text or query_text(state, self.sq)
         self.sources = sources or self.sq.sources or state.searchable
         config = state.config
-        self.top_k = search_width(self.query, state.ask_text(self.sq.ask),
-                                  top_k=config.search_top_k,
-                                  context_chunks=config.context_max_chunks)
+        self.top_k = state.context_items if self.sq.is_ticket_window else \
+            search_width(self.query, state.ask_text(self.sq.ask), top_k=config.search_top_k,
+                         context_chunks=config.context_max_chunks)
         self.key = retrieval_key(self.query, collection=",".join(self.sources), acl=state.acl,
                                  top_k=self.top_k, mode=config.search.label)
         self.cache = self.sources[0] if len(self.sources) == 1 else None
@@ -118,7 +118,7 @@ def on_retrieve_due(state: JobState, event: RetrieveDue) -> list[Action]:
                       SubQueryStatus.INSUFFICIENT: False}.get(SubQueryStatus(sq.status))
         return [summary(sq, sufficient, finding=sq.finding,
                         skipped=sq.status == SubQueryStatus.SKIPPED)]
-    if state.routes_sources and not sq.sources:
+    if state.routes_sources and not sq.sources and not sq.is_ticket_window:
         query = event.text or query_text(state, sq)
         request = SourceRouteRequest(query, state.sources)
         reserve = estimate_tokens(" ".join([query, *(s.description for s in state.sources)]))
@@ -248,8 +248,10 @@ def _answered(state: JobState, req: _Request, hits: tuple[CachedHit, ...], *,
 
 
 def _after_retrieval(state: JobState, req: _Request) -> tuple[list[Action], list[Action]]:
-    """The simple route takes its one retrieval as it is; every other route checks it."""
-    if state.route == RoutePath.SIMPLE:
+    """The simple route takes its one retrieval as it is, and so does a window of the whole
+    ticket (the floor is a plain search: nothing to check or rewrite); every other route
+    checks it."""
+    if state.route == RoutePath.SIMPLE or req.sq.is_ticket_window:
         return ([FinishSubQuery(req.sq.id, SubQueryStatus.SUFFICIENT)],
                 [summary(req.sq, None)])
     return [], [Continue(Task.CHECK, (req.due.round, req.due.index, req.due.attempt))]

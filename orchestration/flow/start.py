@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ragq.orchestration.asks import MAX_ASKS, merge_asks
 from ragq.orchestration.budgets import (
     UNLIMITED,
     budget_stop,
     combined_profile,
     profile_for,
     resolve_budget,
+    with_searches,
 )
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.actions import (
@@ -56,6 +58,7 @@ from ragq.orchestration.flow.state import AskState, JobState
 from ragq.orchestration.plan import PLACEHOLDER, ValidatedPlan, layers, validate_plan
 from ragq.orchestration.routing import RoutePath, budget_for, path_for
 from ragq.orchestration.text import CONTEXT_MAX_CHARS, bounded_ask
+from ragq.orchestration.windows import TICKET_WINDOW, ticket_windows
 from ragq.schemas.flow import (
     Ask,
     Plan,
@@ -103,7 +106,7 @@ def on_job_started(state: JobState, event: JobStarted) -> list[Action]:
 
 def on_reader(state: JobState, event: RoleAnswered) -> list[Action]:
     assert isinstance(event.value, TicketReading)
-    reading = bounded_reading(event.value)
+    reading = bounded_reading(event.value, max_asks=state.config.ticket_max_asks)
     return [*settle(event), RecordReading(reading), *_route_next(state, _asks(reading), {})]
 
 
@@ -124,11 +127,13 @@ def _asks(reading: TicketReading) -> list[AskState]:
     return [AskState(i, a.text) for i, a in enumerate(reading.asks)]
 
 
-def bounded_reading(reading: TicketReading) -> TicketReading:
-    """The reading the flow keeps: an overlong ask (a whole log read as one ask) and the
-    context the planner reads are bounded to what routing, planning and search can use
+def bounded_reading(reading: TicketReading, *, max_asks: int = MAX_ASKS) -> TicketReading:
+    """The reading the flow keeps: its asks as needs (reworded repeats merged, at most
+    ``max_asks``: :func:`merge_asks`), an overlong ask (a whole log read as one ask) and the
+    context the planner reads bounded to what routing, planning and search can use
     (:func:`bounded_ask`); what was set aside as noise stays as it is."""
-    asks = [a.model_copy(update={"text": bounded_ask(a.text)}) for a in reading.asks]
+    asks = [a.model_copy(update={"text": bounded_ask(a.text)})
+            for a in merge_asks(reading.asks, max_asks=max_asks)]
     return reading.model_copy(update={
         "asks": asks, "context": bounded_ask(reading.context, CONTEXT_MAX_CHARS)})
 
@@ -157,6 +162,7 @@ def open_budget(state: JobState, routes: list[str]) -> OpenBudget:
     the ticket's overrides key by key (unlimited with budgets off)."""
     config = state.config
     profile = combined_profile([profile_for(r, config.budget_profiles) for r in routes])
+    profile = with_searches(profile, len(floor_windows(state)))
     budget = resolve_budget(profile, state.batch_budget, state.meta.get("budget"))
     return OpenBudget(",".join(routes), budget if config.budgets_enabled else UNLIMITED)
 
@@ -272,9 +278,19 @@ def start_plan(state: JobState, asks: list[AskState], plans: Mapping[int, Valida
     for a in whole:
         first.append(len(items))
         items.append(NewSubQuery(len(items), a.text, reason=WHOLE_QUESTION, ask=a.index))
+    for window in floor_windows(state):
+        first.append(len(items))
+        items.append(NewSubQuery(len(items), window, reason=TICKET_WINDOW))
     return [RecordPlan(combined.as_plan(), combined.strategy, "; ".join(repairs) or None,
                        cache_hit),
             RecordSubQueries(0, tuple(items)), EnqueueLayer(0, 0, tuple(first))]
+
+
+def floor_windows(state: JobState) -> list[str]:
+    """The windows a ticket's floor searches: all of its text, noise included (a pasted error
+    code or log line names what the customer is stuck on); none for a question, whose own
+    search is its floor already."""
+    return ticket_windows(state.question) if reads_as_ticket(state.question) else []
 
 
 def _shifted(sq: PlannedSubQuery, offset: int) -> PlannedSubQuery:

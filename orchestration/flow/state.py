@@ -15,6 +15,7 @@ from typing import Any
 
 from ragq.orchestration.context import FOLLOW_UP_SLOTS, estimate_tokens
 from ragq.orchestration.flow.review import ReviewPolicy
+from ragq.orchestration.windows import TICKET_WINDOW
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
 from ragq.schemas.search import SearchRequest
 from ragq.schemas.statuses import (
@@ -42,6 +43,7 @@ class FlowConfig:
     search_top_k: int = 5
     context_max_chunks: int = 8
     context_max_tokens: int = 1500
+    ticket_max_asks: int = 6
     dedup_enabled: bool = True
     near_duplicate_similarity: float = 0.92
     adaptive_expansion: bool = True
@@ -109,6 +111,12 @@ class SubQueryState:
     origin: SubQueryOrigin = SubQueryOrigin.PLAN
     ask: int | None = None
     sources: tuple[str, ...] = ()  # where the source router sent it (empty: not routed)
+    reason: str = ""  # why it exists, as planned
+
+    @property
+    def is_ticket_window(self) -> bool:
+        """A search of a window of the whole ticket: the floor, not an ask's own search."""
+        return self.reason == TICKET_WINDOW
 
     @property
     def searched_text(self) -> str:
@@ -216,6 +224,11 @@ class JobState:
         return self.ask(index).text if index is not None and self.asks else self.asked
 
     @property
+    def context_items(self) -> int:
+        """The most chunks the answer's context holds: one share per ask of the job."""
+        return self.config.context_max_chunks * max(1, len(self.asks))
+
+    @property
     def asked(self) -> str:
         """What the job asks, without the ticket's noise: its asks, one per line (the question
         itself before the job was read)."""
@@ -260,7 +273,7 @@ class JobState:
         """The last hop of each chain of the plan, as it was searched (its placeholders
         filled): what each part of a compound question, or a nested question, finally asks.
         A search of the whole question is no part of it."""
-        planned = [s for s in self.sub_queries if s.round == 0]
+        planned = [s for s in self.sub_queries if s.round == 0 and not s.is_ticket_window]
         depended = {i for s in planned for i in s.depends_on}
         return [s.searched_text for s in sorted(planned, key=lambda s: s.index)
                 if s.index not in depended and s.text.strip() != self.asked.strip()]
