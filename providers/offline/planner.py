@@ -135,6 +135,44 @@ def _conjunction(question: str, limit: int) -> Plan | None:
                 reason=f"{len(parts)} questions joined into one")
 
 
+# A choice over a family of things against stated requirements, said with a verb of choosing
+# or wanting ("I want a card with a foreign fee of 1.5% or less, ... and virtual card
+# management"); a wh-question about one thing is no choice.
+_CHOICE = re.compile(
+    r"\b(?:looking for|look for|seeking|want(?:s|ed)?|need(?:s|ed)?|choose|choosing|pick|"
+    r"recommend|suggest|interested in|find (?:me |us )?)\s+"
+    r"(?:(?:is|are)\s+)?(?:(?:a|an|the|one|some|any)\s+)?(?:(?:best|right|good|single|new)\s+)?"
+    r"(?P<family>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?)\s+"
+    r"(?P<needs>(?:with|that|which|without|having|offering)\b.+)$", re.I)
+_REQUIREMENT_SPLIT = re.compile(r"\s*(?:,\s*(?:and|or)\s+|;\s*|,\s*|\s+and\s+(?:a|an|the|no)"
+                                r"\s+|\s+and\s+(?=\w+\s+\w+))", re.I)
+_REQUIREMENT_LEAD = re.compile(r"^(?:with|that|which|having|offering|has|have|gives?|offers?|"
+                               r"includes?|a|an|the|you|me|us|them)\s+", re.I)
+
+
+def _choice(question: str, limit: int) -> Plan | None:
+    """A choice: find the family's candidates (its pages), then search each stated
+    requirement across the family, so every candidate's fact for it can be compared."""
+    found = _CHOICE.search(question.rstrip(" ?.!"))
+    if found is None or limit < 2:
+        return None
+    family = found.group("family").strip()
+    if family.lower() in GENERIC or not content_words(family) or " of " in f" {family} ":
+        return None
+    needs = [n.strip() for n in _REQUIREMENT_SPLIT.split(found.group("needs")) if n.strip()]
+    for _ in range(3):  # "that gives you the …": each lead word in turn
+        needs = [_REQUIREMENT_LEAD.sub("", n).strip() for n in needs]
+    needs = [n for n in dict.fromkeys(needs) if content_words(n)][: limit - 1]
+    if not needs:
+        return None
+    subs = [PlannedSubQuery(text=f"{family} types and options",
+                            reason=f"the candidates: every {family} on offer")]
+    subs += [PlannedSubQuery(text=f"{family} {need}", reason=f"requirement: {need}")
+             for need in needs]
+    return Plan(sub_queries=subs, strategy=Strategy.COMPARE,
+                reason=f"a choice of {family} against {len(needs)} requirement(s)")
+
+
 def _focus(question: str, limit: int) -> Plan | None:
     split = focus_split(question)
     if split is None or limit < 2:
@@ -191,6 +229,7 @@ def _compared_over(hops: list[str], sides: list[tuple[int, str]]) -> Plan:
 
 
 DECOMPOSERS: dict[str, Decomposer] = {
+    "choice": _choice,
     "compare through a related entity": _compare_through,
     "compare": _compare,
     "conjunction": _conjunction,

@@ -74,7 +74,7 @@ class OfflineProvider:
         return MODEL
 
     def read_ticket(self, text: str) -> tuple[TicketReading, Usage]:
-        return _metered(lambda: reader.read_ticket(text), [text],
+        return _metered(lambda: reader.read_ticket(text, self._similarity.vectors), [text],
                         lambda r: " ".join(a.text for a in r.asks))
 
     def route(self, question: str) -> tuple[RouteDecision, Usage]:

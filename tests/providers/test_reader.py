@@ -74,8 +74,9 @@ def test_numbered_and_lettered_items_are_asks_each_and_so_are_requests():
 
 def test_logs_configuration_and_questions_about_the_exchange_are_not_asks():
     reading = read_ticket(LOGS)
+    # The failure the customer states is what the question is about: one ask, in order.
     assert [a.text for a in reading.asks] == [
-        "Why does the sync stop after five retries?"]
+        "Our nightly sync fails with a timeout. Why does the sync stop after five retries?"]
     noise = "\n".join(reading.noise)
     assert "status=504" in noise and "retry_limit: 5" in noise and "Traceback" in noise
     assert "let us know" not in " ".join(a.text for a in reading.asks)
