@@ -22,6 +22,10 @@ class RoutePath(StrEnum):
     ESCALATE = "escalate"  # the largest budget; flagged for a human or a stronger model
 
 
+#: Routes from the narrowest to the widest.
+ROUTE_ORDER = [RoutePath.SIMPLE, RoutePath.BOUNDED, RoutePath.FULL, RoutePath.ESCALATE]
+
+
 class UnknownRouteError(RagqError):
     """Raised when a question class or path has no registry entry; the message lists the known
     ones."""

@@ -36,6 +36,7 @@ from ragq.orchestration.flow.events import Refused, RoleAnswered, StepFailed, Sy
 from ragq.orchestration.flow.review import escalation_reasons
 from ragq.orchestration.flow.state import JobState
 from ragq.orchestration.plan import depths
+from ragq.orchestration.routing import ROUTE_ORDER, RoutePath
 from ragq.orchestration.windows import fuse_rankings
 from ragq.schemas.flow import DraftAnswer, Evidence, Ranking, Strategy
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
@@ -209,10 +210,22 @@ def on_synthesizer(state: JobState, event: RoleAnswered) -> list[Action]:
 def escalation(state: JobState, draft: DraftAnswer, outcome: JobStatus) -> Escalation | None:
     """The job's escalation to the review queue under its policy, None when it needs none."""
     reasons = escalation_reasons(
-        policy=state.config.review, outcome=outcome, route=state.route, draft=draft,
+        policy=state.config.review, outcome=outcome, route=reviewed_route(state), draft=draft,
         tiers={e.item.chunk_id: e.item.authority_tier for e in state.evidence},
         confidences=[v.confidence for v in state.verifications])
     return Escalation(reasons, outcome) if reasons else None
+
+
+def reviewed_route(state: JobState) -> str | None:
+    """The route a job is judged by for review: a question's own; for a ticket, the widest
+    route that at least half of its asks reach (took it or a wider one), its median route. A
+    ticket of six routine needs and one investigative one is a routine ticket with one hard
+    part (which searched and was verified on its wider route), not an investigation."""
+    routes = [a.route for a in state.asks if a.route]
+    if len(routes) <= 1:
+        return state.route
+    widest_first = sorted(routes, key=lambda r: ROUTE_ORDER.index(RoutePath(r)), reverse=True)
+    return widest_first[(len(routes) + 1) // 2 - 1]
 
 
 def on_step_failed(state: JobState, event: StepFailed) -> list[Action]:

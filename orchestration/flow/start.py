@@ -56,7 +56,7 @@ from ragq.orchestration.flow.events import (
 )
 from ragq.orchestration.flow.state import AskState, JobState
 from ragq.orchestration.plan import PLACEHOLDER, ValidatedPlan, layers, validate_plan
-from ragq.orchestration.routing import RoutePath, budget_for, path_for
+from ragq.orchestration.routing import ROUTE_ORDER, RoutePath, budget_for, path_for
 from ragq.orchestration.text import CONTEXT_MAX_CHARS, bounded_ask
 from ragq.orchestration.windows import TICKET_WINDOW, ticket_windows
 from ragq.schemas.flow import (
@@ -72,7 +72,6 @@ from ragq.schemas.statuses import BudgetDimension, JobStatus
 from ragq.schemas.tasks import Task
 
 WHOLE_QUESTION = "the whole question, searched beside its parts"
-ROUTE_ORDER = [RoutePath.SIMPLE, RoutePath.BOUNDED, RoutePath.FULL, RoutePath.ESCALATE]
 # A text of one line, one question and no more than a long sentence is a question, not a ticket.
 TICKET_MIN_CHARS = 300
 

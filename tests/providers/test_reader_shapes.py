@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ragq.embedding.minilm import MiniLmEmbedder
 from ragq.orchestration.asks import merge_asks
-from ragq.providers.offline.similarity import Similarity
 from ragq.providers.offline.reader import read_ticket, ticket_entities
+from ragq.providers.offline.similarity import Similarity
 from ragq.schemas.flow import Ask
 
 PERSONA = """## Situation
