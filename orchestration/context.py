@@ -244,22 +244,25 @@ def assemble_with_floor(
     count_tokens: TokenCounter = estimate_tokens,
     max_items: int | None = None,
 ) -> list[Evidence]:
-    """The asks' context (:func:`assemble_for_asks`) and the ticket's ``floor`` (a plain
-    search of its whole text, best first) taken in turn, one item of each, skipping repeats,
-    until the budget is spent. Neither side can crowd the other out: whatever the asks'
-    searches miss, the floor's best items are in, and the reverse. No floor: the asks' context
-    alone."""
-    own = assemble_for_asks(evidence, asks=asks, max_tokens=max_tokens,
-                            count_tokens=count_tokens, max_items=max_items)
+    """A ticket's context with its ``floor`` (a plain search of its whole text, best first) as
+    one more ask: each ask's own evidence (in :func:`assemble_context`'s order) and the floor
+    take turns, one item each, skipping repeats, until the budget is spent; then the best of
+    what is left. No side can crowd another out: whatever the asks' searches miss, the floor's
+    best items are in, and the reverse. No floor: :func:`assemble_for_asks`."""
     if not floor:
-        return own
-    # A chunk both sides found enters as the asks' copy: it says which ask it serves.
-    mine: dict[str, Evidence] = {}
-    for item in own:
-        mine.setdefault(item.chunk_id, item)
-    floor = [mine.get(item.chunk_id, item) for item in floor]
-    turns = [item for pair in zip_longest(floor, own) for item in pair if item is not None]
-    return fill_in_order(turns, max_tokens=max_tokens, count_tokens=count_tokens,
+        return assemble_for_asks(evidence, asks=asks, max_tokens=max_tokens,
+                                 count_tokens=count_tokens, max_items=max_items)
+    sides = [assemble_context([e for e in evidence if e.ask_index == index],
+                              max_tokens=max_tokens, count_tokens=count_tokens,
+                              max_items=max_items, focus=ask)
+             for index, ask in enumerate(asks)] if len(asks) > 1 else \
+        [assemble_context(evidence, max_tokens=max_tokens, count_tokens=count_tokens,
+                          max_items=max_items, focus=asks[0] if asks else "")]
+    sides.append(list(floor))
+    turns = [item for row in zip_longest(*sides) for item in row if item is not None]
+    rest = assemble_context(evidence, max_tokens=max_tokens, count_tokens=count_tokens,
+                            focus=" ".join(asks))
+    return fill_in_order([*turns, *rest], max_tokens=max_tokens, count_tokens=count_tokens,
                          max_items=max_items, focus=" ".join(asks))
 
 

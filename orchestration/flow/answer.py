@@ -146,7 +146,7 @@ def _context_and_answer(state: JobState, stop_reason: str, ranking: Ranking | No
                                                      state.answered_hops))
     asks = [a.text for a in state.asks] or [state.asked]
     left = state.budget.remaining(BudgetDimension.CONTEXT_TOKENS) if state.budget else None
-    limit = config.context_max_tokens * len(asks)
+    limit = config.context_max_tokens * state.context_shares
     limit = limit if left is None else min(limit, int(left))
     context = assemble_with_floor(pool, floor_evidence(state), asks=asks, max_tokens=limit,
                                   count_tokens=config.count_tokens,

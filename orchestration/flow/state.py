@@ -224,9 +224,16 @@ class JobState:
         return self.ask(index).text if index is not None and self.asks else self.asked
 
     @property
+    def context_shares(self) -> int:
+        """How many shares the answer's context has: one per ask of the job, and one more for
+        a ticket's floor (its whole text, searched as one more ask)."""
+        floor = any(s.is_ticket_window for s in self.sub_queries)
+        return max(1, len(self.asks)) + int(floor)
+
+    @property
     def context_items(self) -> int:
-        """The most chunks the answer's context holds: one share per ask of the job."""
-        return self.config.context_max_chunks * max(1, len(self.asks))
+        """The most chunks the answer's context holds: a share's worth per share."""
+        return self.config.context_max_chunks * self.context_shares
 
     @property
     def asked(self) -> str:

@@ -1,5 +1,5 @@
-"""The ticket's floor in the context: the asks' evidence and the whole-ticket ranking take turns,
-so neither side crowds the other out."""
+"""The ticket's floor in the context: the whole-ticket ranking is one more ask, and the asks'
+evidence and the floor take turns, so no side crowds another out."""
 
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ def test_the_floors_best_items_get_in_however_strong_the_asks_evidence_is():
     floor = [ev(f"f{i}", 0.1, ask=None) for i in range(10)]
     context = assemble_with_floor(asks, floor, asks=["one ask"], max_tokens=10_000, max_items=6)
     ids = [c.chunk_id for c in context]
-    assert ids == ["f0", "a0", "f1", "a1", "f2", "a2"]
+    assert ids == ["a0", "f0", "a1", "f1", "a2", "f2"]
 
 
 def test_an_item_both_sides_found_counts_once_and_leaves_room_for_the_next():
     asks = [ev("x", 0.9), ev("a1", 0.8), ev("a2", 0.7)]
     floor = [ev("x", 0.5, ask=None), ev("f1", 0.4, ask=None), ev("f2", 0.3, ask=None)]
     context = assemble_with_floor(asks, floor, asks=["q"], max_tokens=10_000, max_items=4)
-    assert [c.chunk_id for c in context] == ["x", "f1", "a1", "f2"]
+    assert [c.chunk_id for c in context] == ["x", "a1", "f1", "a2"]
 
 
 def test_without_a_floor_the_context_is_the_asks_own():
@@ -47,6 +47,15 @@ def test_the_context_keeps_its_limits_and_half_its_room_for_the_floor(n_asks, n_
     assert sum(estimate_tokens(c.text) for c in context) <= tokens
     assert len({c.chunk_id for c in context}) == len(context)
     taken = sum(c.chunk_id.startswith("f") for c in context)
-    # The floor has every other place while it has items: at least half of the context
-    # (rounded up), or all of the floor.
-    assert taken >= min(n_floor, (len(context) + 1) // 2)
+    # The floor is one more ask: with one ask of its own, every other place while it has
+    # items, at least half of the context (rounded down), or all of the floor.
+    assert taken >= min(n_floor, len(context) // 2)
+
+
+def test_each_ask_and_the_floor_take_turns():
+    evidence = [ev(f"a{i}", 0.9 - i / 10, ask=0) for i in range(4)] + \
+        [ev(f"b{i}", 0.9 - i / 10, ask=1) for i in range(4)]
+    floor = [ev(f"f{i}", 0.2, ask=None) for i in range(4)]
+    context = assemble_with_floor(evidence, floor, asks=["one", "two"], max_tokens=10_000,
+                                  max_items=6)
+    assert [c.chunk_id for c in context] == ["a0", "b0", "f0", "a1", "b1", "f1"]
