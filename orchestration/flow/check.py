@@ -1,8 +1,7 @@
 """The sufficiency check of one attempt and what follows it (SPEC C6, C7).
 
 Sufficient, or not worth another search: the finder says what the sub-query found (for its
-dependents, with its runners-up) and the sub-query settles; a sub-query no other depends on
-settles at once, without a finding (nobody would search with it). Insufficient, a dependent
+dependents, with its runners-up) and the sub-query settles. Insufficient, a dependent
 sub-query first searches again with its dependency's next candidate (a wrong bridge is the
 usual reason a hop finds nothing), while attempts remain. Insufficient after a weak pass (no
 hits, a low top score, top hits too close to tell apart): the rewriter phrases it from another
@@ -122,10 +121,6 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
         why = f"{verdict.reason}; the dependency's next candidate: {candidate!r}"
         return settle(event) + att.search_again(verdict.score, why, text)
     if not expand.startswith(EXPAND):
-        if not has_dependents(state, att.sq):
-            # A finding is what a dependent hop searches with; with none, there is no one to
-            # hand it to, and no call to pay for it.
-            return settle(event) + att.settle(verdict.sufficient, verdict.score, reason, None)
         request = FindRequest(query, everything)
         return settle(event) + ask("finder", f"find:{att.key}", estimate_tokens(query), request,
                                    context)
@@ -133,11 +128,6 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
     rewrite = RewriteRequest(query, everything, att.attempt + 1, tried)
     return settle(event) + ask("rewriter", f"rewrite:{att.key}", estimate_tokens(query), rewrite,
                                context)
-
-
-def has_dependents(state: JobState, sq: SubQueryState) -> bool:
-    """Whether a sub-query of the same round searches with ``sq``'s finding."""
-    return any(sq.index in other.depends_on for other in state.round_sub_queries(sq.round))
 
 
 def on_finder(state: JobState, event: RoleAnswered) -> list[Action]:
