@@ -16,7 +16,7 @@ from ragq.errors import InputError
 from ragq.settings import Settings
 
 
-def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
+def submit(settings: Settings, path: Path, *, collection: str | None, wait: bool, as_json: bool,
            output: Path | None = None, show: bool = False, budget: str | None = None,
            sources: Any = None) -> None:
     from ragq import submission
@@ -44,12 +44,11 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
         emit_json({"batch_id": sent.batch_id, "jobs": len(sent.job_ids), "errors": sent.errors})
 
 
-def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
-        custom_id: str | None, as_json: bool, sources: Any = None) -> None:
+def ask(settings: Settings, fields: dict[str, Any], *, collection: str | None,
+        as_json: bool) -> None:
     from ragq import submission
 
-    job_id = submission.ask(settings, question, collection=collection, acl=acl,
-                            custom_id=custom_id, sources=sources)
+    job_id = submission.ask(settings, fields, collection=collection)
     with nullcontext() if as_json else console.status("answering…"):
         view = submission.wait(settings, job_id, timeout_s=600)
     if as_json:

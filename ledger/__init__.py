@@ -60,6 +60,7 @@ from ragq.ledger.sources import (
     list_sources,
     register_source,
     source_names,
+    sources_holding_documents,
 )
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
@@ -150,6 +151,7 @@ __all__ = [
     "list_sources",
     "register_source",
     "source_names",
+    "sources_holding_documents",
     # webhook endpoints and deliveries
     "ClaimedDelivery",
     "claim_delivery",
