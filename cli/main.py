@@ -206,26 +206,10 @@ def ask(
 ) -> None:
     """Answer one question and print the answer with its citations. The options are a
     ticket's fields, read as a ticket line is (the same checks and error codes)."""
-    fields = {"question": question, "custom_id": custom_id,
-              "acl": None if acl is None else acl.split(","),
-              "sources": None if sources is None else (
-                  "all" if sources.strip() == "all" else sources.split(",")),
-              "route": route, "webhook_url": webhook_url,
-              "budget": _json_option(budget, "--budget"),
-              "metadata": _json_option(metadata, "--metadata")}
+    fields = jobs.ask_fields(question, acl=acl, custom_id=custom_id, sources=sources,
+                             budget=budget, route=route, metadata=metadata,
+                             webhook_url=webhook_url)
     jobs.ask(_settings(), fields, collection=collection, as_json=as_json)
-
-
-def _json_option(text: str | None, where: str) -> object:
-    """A JSON option's value (the ticket parser checks its shape), None when not given."""
-    import json
-
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        fail(f"{where}: invalid JSON ({exc})", code=2)
 
 
 OutOpt = Annotated[Path | None, typer.Option(

@@ -26,7 +26,7 @@ REQUEST_CODES: dict[str, str] = {
     "invalid_input": "An option or field of the request (not of one ticket) is invalid: a "
                      "collection name, a batch's sources or budget, an empty input.",
     "invalid_request": "The HTTP request body does not validate; `fields` lists each problem.",
-    "limit_exceeded": "A limit (lines, bytes, question length) is passed; `limit` names it.",
+    "limit_exceeded": "A limit on the whole input (lines, bytes) is passed; `limit` names it.",
     "unauthorized": "No, an unknown or a revoked API key.",
     "not_found": "No such batch, job or path for this caller.",
     "not_awaiting_review": "The job is not waiting in the review queue.",
@@ -38,8 +38,12 @@ REQUEST_CODES: dict[str, str] = {
     "stack_unavailable": "The broker or workers cannot be reached.",
     "ledger_unavailable": "The ledger database cannot be reached.",
     "internal_error": "A bug of ours; the server log has the details.",
-    "failed": "A job failed without a recorded reason.",
 }
-"""Why a whole request (or a job, after it was accepted) failed."""
+"""Why a whole request failed."""
 
-ERROR_CODES: dict[str, str] = TICKET_CODES | REQUEST_CODES
+JOB_CODES: dict[str, str] = {
+    "failed": "An accepted job failed in a worker; the errors file's line has its message.",
+}
+"""Why an accepted job ended without an answer (its errors-file line)."""
+
+ERROR_CODES: dict[str, str] = TICKET_CODES | REQUEST_CODES | JOB_CODES

@@ -70,10 +70,15 @@ class BudgetProfiles(BaseModel):
     escalate: Budget | None = None
 
 
-ACL_DESCRIPTION = (
-    "ACL labels this job may read, stripped; an empty list or a blank label is refused. Not "
-    "given: the submitter's default, the API key's labels (capped: labels outside the key are "
-    "dropped, none left is `acl_not_allowed`), or [\"public\"] without a key (the CLI).")
+DEFAULT_ACL_RULE = ("A ticket without `acl` reads with its submitter's labels: the API key's "
+                    "ACL, or `[\"public\"]` without a key (`ragq submit`, `ragq ask`, "
+                    "`ragq eval`).")
+"""The one default-ACL rule, word for word in docs/formats.md, the README and the OpenAPI
+document (a test checks all three)."""
+ACL_DESCRIPTION = ("The labels this job may read: each stripped and kept once; an empty list "
+                   "or a blank label is refused (`invalid_ticket`). With an API key, labels "
+                   "outside the key's are dropped, and none left is `acl_not_allowed`. "
+                   + DEFAULT_ACL_RULE)
 
 
 class Ticket(BaseModel):

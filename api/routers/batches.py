@@ -22,6 +22,7 @@ from ragq.schemas.api import (
     BATCH_PATH,
     BATCH_RESULTS_PATH,
     BATCHES_PATH,
+    REF_TEMPLATE,
     BatchCreate,
     BatchList,
     BatchOut,
@@ -37,8 +38,7 @@ router = APIRouter(tags=["batches"],
                               422: {"model": ErrorOut}})
 
 UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
-    "application/json": {"schema": BatchCreate.model_json_schema(
-        ref_template="#/components/schemas/{model}")},
+    "application/json": {"schema": {"$ref": REF_TEMPLATE.format(model=BatchCreate.__name__)}},
     "application/jsonl": {"schema": {"type": "string", "format": "binary"}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary"}, "collection": {"type": "string"},

@@ -15,6 +15,7 @@ from ragq.schemas.api import (
     JOB_LEDGER_PATH,
     JOB_PATH,
     JOBS_PATH,
+    REF_TEMPLATE,
     ErrorOut,
     JobCreate,
     JobOut,
@@ -28,8 +29,7 @@ router = APIRouter(tags=["jobs"],
 
 
 JOB_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
-    "application/json": {"schema": JobCreate.model_json_schema(
-        ref_template="#/components/schemas/{model}")}}}}
+    "application/json": {"schema": {"$ref": REF_TEMPLATE.format(model=JobCreate.__name__)}}}}}
 
 
 def _submit(settings: Settings, body: dict[str, Any], caller: Caller) -> JobOut:
