@@ -57,6 +57,7 @@ from ragq.ledger.reports import batch_report, job_ledger
 from ragq.ledger.reviews import Resolution, list_reviews, resolve_review
 from ragq.ledger.sources import (
     SourceView,
+    collection_holds_documents,
     list_sources,
     register_source,
     source_names,
@@ -150,6 +151,7 @@ __all__ = [
     "SourceView",
     "list_sources",
     "register_source",
+    "collection_holds_documents",
     "source_names",
     "sources_holding_documents",
     # webhook endpoints and deliveries

@@ -55,6 +55,12 @@ def sources_holding_documents(session: Session, *, tenant: str) -> list[str]:
         SourceRow.tenant == tenant, holds.exists()).order_by(SourceRow.name)))
 
 
+def collection_holds_documents(session: Session, *, collection: str) -> bool:
+    """Whether ``collection`` holds at least one ingested document."""
+    return session.scalar(select(DocumentRow.doc_id).where(
+        DocumentRow.collection == collection).limit(1)) is not None
+
+
 def list_sources(session: Session, *, tenant: str) -> list[SourceView]:
     """The tenant's sources, sorted by name, with their document counts and past hits
     (evidence of the tenant's jobs from the source that reached an answer)."""

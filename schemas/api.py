@@ -18,9 +18,9 @@ from ragq.schemas.ticket import (
 )
 
 COLLECTION_DESCRIPTION = (
-    "The collection a ticket without `sources` searches; one that holds no document of the "
-    "tenant is refused (`unknown_collection`). Not given: RAGQ_COLLECTION when it holds "
-    "documents, else every source of the tenant that does.")
+    "The collection a ticket without `sources` searches; one that holds no document is "
+    "refused (`unknown_collection`). Not given: RAGQ_COLLECTION when it holds documents, else "
+    "every source of the tenant that does.")
 
 # The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
 # them and webhook payloads point at them (``JOB_PATH.format(job_id=...)``), so they cannot drift.

@@ -15,8 +15,8 @@ TICKET_CODES: dict[str, str] = {
                        "is hidden because it ran with labels the key may not read).",
     "invalid_sources": "The ticket names a source the tenant has not registered, or one outside "
                        "its batch's sources.",
-    "unknown_collection": "The named collection does not exist or holds no document of the "
-                          "tenant; ingest into it first.",
+    "unknown_collection": "The named collection does not exist or holds no document; ingest "
+                          "into it first.",
     "invalid_webhook_url": "The webhook URL is refused (scheme, or a host that is not global).",
 }
 """Why one ticket is refused: its errors-file line in a batch, the error of POST /v1/jobs,

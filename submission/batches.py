@@ -15,6 +15,7 @@ from ragq.ledger import (
     batch_jobs,
     cancel_batch,
     cancel_job,
+    collection_holds_documents,
     create_batch,
     ensure_endpoint,
     get_batch,
@@ -129,7 +130,8 @@ def _door(session: Session, caller: Caller, named: str | None,
           batch_sources: tuple[str, ...] | None = None) -> Door:
     return Door(caller, named, batch_sources, TenantSources(
         tuple(source_names(session, tenant=caller.tenant)),
-        tuple(sources_holding_documents(session, tenant=caller.tenant))))
+        tuple(sources_holding_documents(session, tenant=caller.tenant)),
+        named is not None and collection_holds_documents(session, collection=named)))
 
 
 Admitted = tuple[tuple[str, ...], Scope]

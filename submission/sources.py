@@ -3,7 +3,7 @@
 ``"all"`` means every source the tenant registered; names must be registered sources of the
 tenant. A batch's selection restricts every ticket: a ticket without one gets the batch's, a
 ticket naming a source outside it is refused. Neither given: the job searches the collection
-its submitter named; a named collection that holds no document of the tenant is refused
+its submitter named; a named collection that holds no document is refused
 (``unknown_collection``). None named either (issue 31): the default collection (RAGQ_COLLECTION)
 when it holds documents, else every source of the tenant that holds documents, routed per
 sub-query as any selection is.
@@ -23,16 +23,19 @@ class SourceSelectionError(ValueError):
 
 
 class UnknownCollectionError(ValueError):
-    """Raised when a ticket's named collection holds no document of its tenant; the message
-    lists the collections that do."""
+    """Raised when a ticket's named collection holds no document; the message lists the
+    tenant's collections that do."""
 
 
 @dataclass(frozen=True)
 class TenantSources:
-    """A tenant's sources: all it registered, and those that hold documents."""
+    """A tenant's sources: all it registered, and those that hold documents; ``named_holds``:
+    whether the collection its submitter named holds documents (named collections are not
+    owned by a tenant: any tenant may name one, as before sources existed)."""
 
     registered: tuple[str, ...]
     holding: tuple[str, ...]
+    named_holds: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ def job_scope(ticket: SourceSelection | None, batch: tuple[str, ...] | None, *,
     if sources:
         return Scope(sources[0], sources)
     if named is not None:
-        if named not in tenant.holding:
+        if not tenant.named_holds:
             held = ", ".join(tenant.holding) or "none yet"
             raise UnknownCollectionError(
                 f"collection {named!r} holds no documents; ingest into it first "
