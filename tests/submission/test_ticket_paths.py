@@ -316,15 +316,22 @@ def test_a_ticket_means_the_same_on_every_path(settings, client, key, home, tmp_
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("named", ["registered_but_empty", "never_ingested"])
 def test_a_named_collection_that_holds_nothing_is_refused_on_every_path(
-        settings, client, key, home, tmp_path, monkeypatch, capsys, path: str, named: str):
+        tmp_path, monkeypatch, capsys, path: str, named: str):
     """Issue 31: refused at submission with one code, never a job that fails in a worker; the
-    message lists the collections that hold documents and names no server path."""
-    hold_documents(settings, "kb3")
+    message lists the collections that hold documents and names no server path. A world of
+    its own, so the sources it registers change no other test's "all"."""
+    home = tmp_path / "home"
+    settings = memory_settings(home)
+    for name in ("kb", "kb2"):
+        hold_documents(settings, name)
     with session_scope(resources_for(settings).engine) as session:
         register_source(session, tenant=settings.tenant, name="registered_but_empty")
-    world = World(settings, client, key, home, tmp_path, monkeypatch, capsys, collection=named)
+        key = create_api_key(session, tenant=settings.tenant, acl=KEY_ACL)[1]
     ticket = {k: v for k, v in BASE.items() if k != "sources"}
-    assert RUNNERS[path](world, ticket, CASES[0]) == "unknown_collection"
+    with TestClient(create_api(settings), raise_server_exceptions=False) as client:
+        world = World(settings, client, key, home, tmp_path, monkeypatch, capsys,
+                      collection=named)
+        assert RUNNERS[path](world, ticket, CASES[0]) == "unknown_collection"
     (message,) = world.refusals
     assert named in message and "kb, kb2" in message
     assert str(home) not in message and "/" not in message
