@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 
 from ragq.api import docs, errors
 from ragq.api.metrics import build_registry
 from ragq.api.routers import batches, jobs, ops, review, sources
+from ragq.schemas.api import REF_TEMPLATE, BatchCreate, JobCreate
 from ragq.settings import Settings
 from ragq.workers.resources import resources_for
 
@@ -14,6 +17,9 @@ DESCRIPTION = """Submit questions and JSONL ticket batches, follow them, fetch r
 their evidence and cost. Authenticate with `Authorization: Bearer <key>` (`ragq keys create`).
 Webhooks follow Standard Webhooks; verify them with `ragq.webhooks.verify_signature` or
 `ragq webhooks verify`."""
+
+
+BODY_MODELS = (BatchCreate, JobCreate)
 
 
 def create_api(settings: Settings) -> FastAPI:
@@ -31,4 +37,24 @@ def create_api(settings: Settings) -> FastAPI:
     docs.install(app)
     for router in (batches.router, jobs.router, review.router, sources.router, ops.router):
         app.include_router(router)
+    _document_bodies(app)
     return app
+
+
+def _document_bodies(app: FastAPI) -> None:
+    """Add the request bodies the ticket routes read themselves (by the one ticket parser, not
+    by FastAPI's validation) to the document's components, where their ``$ref`` points."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        for model in BODY_MODELS:
+            body = model.model_json_schema(ref_template=REF_TEMPLATE)
+            components.update(body.pop("$defs", {}))
+            components[model.__name__] = body
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -26,6 +26,7 @@ from ragq.errors import (
     NotFoundError,
     RagqError,
     StackError,
+    TicketRefusedError,
     WebhookUrlError,
 )
 from ragq.ledger.errors import LedgerUnavailableError
@@ -61,6 +62,8 @@ def error_response(exc: RagqError) -> JSONResponse:
     if isinstance(exc, LimitExceededError):
         status = 413 if exc.limit in TOO_LARGE else 422
         return error_body("limit_exceeded", str(exc), status, line=exc.line, limit=exc.limit)
+    if isinstance(exc, TicketRefusedError):  # the code its errors-file line would carry
+        return error_body(exc.code, str(exc), 422, line=exc.line)
     status, code = next((s, c) for cls, s, c in STATUS if isinstance(exc, cls))
     line = exc.line if isinstance(exc, InputError) else None
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None

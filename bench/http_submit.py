@@ -6,7 +6,8 @@ Usage:  python bench/http_submit.py [N=5000]
 Starts a throwaway stack with `--api` (the API in its own process, as `ragq up --api` runs it),
 creates a key, uploads N tickets as one ``application/jsonl`` body and times the request until the
 201 (parsed, recorded in the ledger, every job enqueued). RSS of the API process is sampled every
-5 ms. The batch is cancelled afterwards so the workers do not answer 5,000 questions.
+5 ms. The batch is cancelled afterwards so the workers do not answer 5,000 questions. The
+tickets name no ACL, so they get the key's (``public``: the default-ACL rule of docs/formats.md).
 """
 
 from __future__ import annotations

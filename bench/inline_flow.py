@@ -24,6 +24,7 @@ from ragq.evaluation.run import load_questions
 from ragq.ledger import add_job, make_engine, session_scope, upgrade
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.orchestration.flow import FlowConfig
+from ragq.schemas.document import DEFAULT_ACL
 from ragq.settings import build_settings
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
@@ -49,12 +50,13 @@ class InlineFlow:
     ledger: SqlFlowLedger
     dispatcher: InlineDispatcher
 
-    def add(self, question: str) -> str:
-        """Record a queued job for ``question``; its id."""
+    def add(self, question: str, acl: tuple[str, ...] = DEFAULT_ACL) -> str:
+        """Record a queued job for ``question`` reading ``acl`` (default: ``["public"]``, the
+        ACL of a ticket submitted without an API key); its id."""
         with session_scope(self.ledger.engine) as session:
             return add_job(session, batch_id=None, custom_id=None, position=None,
                            tenant="bench", collection=COLLECTION, question=question,
-                           acl=["public"]).id
+                           acl=list(acl)).id
 
     def job(self, question: str) -> str:
         """Record a job for ``question`` and run it to its end; its id."""

@@ -2,10 +2,11 @@
 
 Usage:  python bench/job_latency.py ../shared/data/hotpotqa_train [N=50] [--running]
 
-Starts a throwaway stack, ingests the dataset's corpus, then asks its first N questions one at a
-time (so each job has the workers to itself) and reads the ledger: total = job finished - job
-created; work = the sum of the job's model-call and retrieval latencies; the rest is queueing,
-task hand-offs and ledger writes. Prints p50/p95 of each.
+Starts a throwaway stack, ingests the dataset's corpus, then submits its first N questions one
+at a time (so each job has the workers to itself), each as its own ticket read by ``ragq
+eval``'s reader (its ACL is its ``acl``, or ``["public"]`` when it names none), and reads the
+ledger: total = job finished - job created; work = the sum of the job's model-call and
+retrieval latencies; the rest is queueing, task hand-offs and ledger writes. Prints p50/p95 of each.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ragq.ingestion.submit import ingest_path
 from ragq.ledger import get_job, session_scope
 from ragq.ledger.models import ModelCallRow, RetrievalRequestRow
 from ragq.settings import Settings, build_settings
-from ragq.submission import ask, wait
+from ragq.submission import submit_job, wait
 from ragq.workers import supervisor
 from ragq.workers.wiring import build_ledger_engine
 
@@ -46,8 +47,8 @@ def measure(settings: Settings, dataset: Path, n: int) -> dict[str, float]:
     collection = collection_for(dataset)
     ingest_path(settings, dataset / "corpus.jsonl", collection=collection)
     totals, works = [], []
-    for ticket in load_questions(dataset, n):
-        job_id = ask(settings, ticket.question, collection=collection, acl=["public"])
+    for question in load_questions(dataset, n, settings=settings):
+        job_id = submit_job(settings, question.ticket, collection=collection).job_id
         wait(settings, job_id, timeout_s=300, poll_s=0.05)
         total, work = split(settings, job_id)
         totals.append(total)

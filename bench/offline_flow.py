@@ -9,6 +9,11 @@ of ``embedding_text``, chunks of 180 words with 40 overlap), then runs every que
 - baseline: one retrieval of the question, top-k with k = the number of chunks the agentic
   context ended with: the same number of chunks in both final contexts.
 
+Questions are read as ``ragq eval`` reads them (the one ticket parser): each job keeps its
+ticket's route, budget and metadata, and both sides search with the question's ACL (its
+``acl``, or ``["public"]`` as for a ticket submitted without an API key). A ticket's
+``sources`` do not apply here: the store holds one collection.
+
 Usage:
     python bench/offline_flow.py /work/shared/data/hotpotqa_train [more dataset dirs]
         [--limit N] [--verbose] [--json]
@@ -38,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench.embed_cache
 
 from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.evaluation.questions import EvalQuestion, load_questions
 from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.orchestration.sparse_terms import document_terms, query_terms
@@ -46,9 +52,11 @@ from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
 from ragq.schemas.search import SearchRequest
 from ragq.settings import build_settings
+from ragq.submission.access import Caller
+from ragq.submission.batches import job_metadata
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
-from ragq.vectorstore.base import VectorPoint
+from ragq.vectorstore.base import SearchFilter, VectorPoint
 from ragq.vectorstore.edge import EdgeVectorStore
 from ragq.workers.wiring import build_flow_config, build_token_counter
 
@@ -56,6 +64,8 @@ CHUNK_WORDS = 180
 CHUNK_OVERLAP = 40
 COLLECTION = "corpus"
 CACHE_ROOT = Path("/tmp/ragq_offline_flow")
+CLI_CALLER = Caller("bench")
+"""Who submits here: a local submitter with no API key, so the one default-ACL rule applies."""
 
 
 def store_dir(corpus: Path) -> Path:
@@ -106,11 +116,12 @@ class Retriever:
     def __init__(self, store: Any, embedder: Any, search: SearchRequest):
         self.store, self.embedder, self.search = store, embedder, search
 
-    def top_docs(self, query: str, top_k: int) -> set[str]:
+    def top_docs(self, query: str, top_k: int, acl: tuple[str, ...]) -> set[str]:
+        """The documents of the ``top_k`` chunks ``acl`` may read (the job's own ACL)."""
         vector = self.embedder.embed([query])[0]
         mode = replace(self.search, terms=query_terms(query))
-        return {h.payload["doc_id"] for h in self.store.search(COLLECTION, vector, top_k,
-                                                               None, mode)}
+        return {h.payload["doc_id"] for h in self.store.search(
+            COLLECTION, vector, top_k, SearchFilter(acl=acl), mode)}
 
 
 @dataclass
@@ -129,9 +140,13 @@ class Outcome:
     reviewable: bool = False  # ended completed or insufficient_evidence (before any review)
 
 
-def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: str) -> Outcome:
-    """One job of ``question`` through the real flow, read back from the ledger."""
-    job_id = ledger.add_job(question, collection=COLLECTION)
+def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: EvalQuestion
+            ) -> Outcome:
+    """One job of ``question`` (its ticket: ACL, route, budget, metadata) through the real
+    flow, read back from the ledger."""
+    job_id = ledger.add_job(question.question, collection=COLLECTION,
+                            acl=question.acl(CLI_CALLER), meta=job_metadata(question.ticket),
+                            custom_id=question.custom_id)
     dispatcher.run(job_id)
     job = ledger.jobs[job_id]
     result = job.result or {}
@@ -153,8 +168,7 @@ def run(dataset: Path, limit: int | None, verbose: bool, **overrides: Any) -> di
     settings = build_settings(cache_enabled=False, **overrides)
     embedder = MiniLmEmbedder()
     root = ingest(dataset / "corpus.jsonl", embedder, EdgeVectorStore)
-    questions = [json.loads(x) for x in (dataset / "questions.jsonl").read_text().splitlines()
-                 if x.strip()][:limit]
+    questions = load_questions(dataset, limit, settings=settings)
     rows: list[dict[str, Any]] = []
     with EdgeVectorStore(root) as store:
         ledger = MemoryLedger()
@@ -163,25 +177,25 @@ def run(dataset: Path, limit: int | None, verbose: bool, **overrides: Any) -> di
         dispatcher = InlineDispatcher(Runner(ledger, adapters, config))
         retriever = Retriever(store, embedder, config.search)
         for q in questions:
-            gold = set(q["gold_doc_ids"])
-            out = agentic(ledger, dispatcher, q["question"])
-            base = retriever.top_docs(q["question"], max(out.context_chunks, 1))
+            gold = set(q.gold_doc_ids)
+            out = agentic(ledger, dispatcher, q)
+            base = retriever.top_docs(q.question, max(out.context_chunks, 1), q.acl(CLI_CALLER))
             rows.append(_row(q, gold, out, base))
             if verbose:
                 lost = sorted((gold & out.evidence_docs) - out.context_docs)
                 print(f"[{rows[-1]['all_gold']:d}/{rows[-1]['base_all_gold']:d}] {out.route} "
-                      f"lost={lost} {q['question']}", file=sys.stderr)
+                      f"lost={lost} {q.question}", file=sys.stderr)
     return summarize(rows)
 
 
-def _answer_found(q: dict[str, Any], answer: str) -> bool:
+def _answer_found(q: EvalQuestion, answer: str) -> bool:
     """Whether the gold answer (or an alias) appears in the extractive answer, normalised."""
-    golds = [q.get("answer") or "", *q.get("answer_aliases", [])]
+    golds = q.answers
     text = " ".join(words(answer))
     return any(g and f" {' '.join(words(g))} " in f" {text} " for g in golds)
 
 
-def _row(q: dict[str, Any], gold: set[str], out: Outcome, base: set[str]) -> dict[str, Any]:
+def _row(q: EvalQuestion, gold: set[str], out: Outcome, base: set[str]) -> dict[str, Any]:
     return {
         "answer_found": _answer_found(q, out.answer), "insufficient": out.insufficient,
         "route": out.route, "calls": out.calls, "chunks": out.context_chunks,

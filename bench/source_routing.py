@@ -11,8 +11,10 @@ or to both, and how often the chosen sources held a gold document of the questio
 Usage:
     python bench/source_routing.py /work/shared/data/anthropic_docs [--limit N] [--json]
 
-The split (``SPLIT``) is by document id: ``/en/api/`` pages are the API reference, the rest
-the guides; the descriptions say what each holds in general words, not the questions'.
+Questions are read as ``ragq eval`` reads them (the one ticket parser), and both jobs of a
+question run with its ACL (its ``acl``, or ``["public"]`` as for a ticket submitted without an
+API key). The split (``SPLIT``) is by document id: ``/en/api/`` pages are the API reference,
+the rest the guides; the descriptions say what each holds in general words, not the questions'.
 """
 
 from __future__ import annotations
@@ -27,11 +29,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench.embed_cache
 
 from ragq.embedding.minilm import MiniLmEmbedder
+from ragq.evaluation.questions import load_questions
 from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.chunking import chunk_document, chunk_point_id, embedding_text
 from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
 from ragq.settings import build_settings
+from ragq.submission.access import Caller
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
 from ragq.vectorstore.base import VectorPoint
@@ -84,8 +88,7 @@ def run(dataset: Path, limit: int | None) -> dict[str, Any]:
     if not (root / "BUILT").exists():
         build_store(dataset / "corpus.jsonl", embedder, root)
         (root / "BUILT").write_text("ok")
-    questions = [json.loads(x) for x in (dataset / "questions.jsonl").read_text().splitlines()
-                 if x.strip()][:limit]
+    questions = load_questions(dataset, limit, settings=settings)
     figures: dict[str, Counter[str]] = {"routed": Counter(), "single": Counter()}
     with EdgeVectorStore(root) as store:
         ledger = MemoryLedger()
@@ -94,11 +97,12 @@ def run(dataset: Path, limit: int | None) -> dict[str, Any]:
         runner = Runner(ledger, InlineAdapters(OfflineProvider(embedder), embedder, store),
                         config)
         for q in questions:
-            gold = set(q["gold_doc_ids"])
+            gold = set(q.gold_doc_ids)
             gold_sources = {source_of(d) for d in gold}
             for flow, meta, collection in (("routed", {"sources": [API, GUIDES]}, API),
                                            ("single", {}, WHOLE)):
-                job_id = ledger.add_job(q["question"], collection=collection, meta=meta)
+                job_id = ledger.add_job(q.question, collection=collection, meta=meta,
+                                        acl=q.acl(Caller("bench")))
                 InlineDispatcher(runner).run(job_id)
                 job = ledger.jobs[job_id]
                 result = job.result or {}

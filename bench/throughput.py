@@ -34,6 +34,11 @@ ragq jobs/s / LlamaIndex questions/s is printed, with both sides' model calls pe
 (LlamaIndex's CPU is this driver's own, per question). Without it the comparison is skipped and
 the reason printed.
 
+Tickets are the dataset's own, read by ``ragq eval``'s reader (the one ticket parser), so each
+keeps its fields; its ACL is its ``acl``, or ``["public"]`` when it names none (the default of a
+ticket submitted without an API key). LlamaIndex has no ACL filter: with a dataset whose
+tickets name any other ACL its side is skipped, as it would not read what ragq's jobs read.
+
 ``--backlog N`` adds a backlog run: N tickets written as a JSONL file and submitted as one batch
 (``ragq submit``'s path) at ``--backlog-latency-ms`` (1000); it reports the time until every job
 has finished, how many results the batch returns and with what status, and the peak RSS of
@@ -65,10 +70,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import llamaindex_baseline
 from bench.loopback_llm import LoopbackLLM
 from bench.stack_usage import StackCpu, StackRss, stack_processes
+from ragq.evaluation.questions import EvalQuestion
 from ragq.evaluation.run import collection_for, load_questions
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import batch_jobs, session_scope
 from ragq.ledger.models import ModelCallRow, RetrievalRequestRow
+from ragq.schemas.document import DEFAULT_ACL
 from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings, build_settings
 from ragq.submission import results, submit_file, submit_tickets, wait
@@ -142,11 +149,16 @@ def job_figures(settings: Settings, batch_id: str) -> dict[str, Any]:
             "model_calls_per_job": sum(calls.values()) / len(ids)}
 
 
-def run_ragq(settings: Settings, llm: LoopbackLLM, collection: str, questions: list[str],
-             n: int, label: str) -> dict[str, Any]:
+def renamed(questions: list[EvalQuestion], n: int, label: str) -> list[Ticket]:
+    """N tickets cycling through the questions' own, each under a custom_id of its own."""
+    return [questions[i % len(questions)].ticket.model_copy(update={"custom_id": f"{label}-{i}"})
+            for i in range(n)]
+
+
+def run_ragq(settings: Settings, llm: LoopbackLLM, collection: str,
+             questions: list[EvalQuestion], n: int, label: str) -> dict[str, Any]:
     """N questions as one batch; the run's figures."""
-    tickets = [(i + 1, Ticket(custom_id=f"{label}-{i}", question=questions[i % len(questions)],
-                              acl=("public",))) for i in range(n)]
+    tickets = list(enumerate(renamed(questions, n, label), start=1))
     llm.reset()
     driver = psutil.Process()
     with StackCpu(stack_processes(settings)) as cpu:
@@ -180,14 +192,13 @@ def run_llamaindex(baseline: llamaindex_baseline.Baseline, llm: LoopbackLLM,
             "cpu_s_per_question": cpu / n}
 
 
-def run_backlog(settings: Settings, llm: LoopbackLLM, collection: str, questions: list[str],
-                n: int, folder: Path) -> dict[str, Any]:
+def run_backlog(settings: Settings, llm: LoopbackLLM, collection: str,
+                questions: list[EvalQuestion], n: int, folder: Path) -> dict[str, Any]:
     """N tickets as a JSONL batch file; time until every job ended, results, peak RSS."""
     path = folder / f"backlog-{n}.jsonl"
     with path.open("w") as out:
-        for i in range(n):
-            out.write(json.dumps({"custom_id": f"b{i}", "question": questions[i % len(questions)],
-                                  "acl": ["public"]}) + "\n")
+        for ticket in renamed(questions, n, "b"):
+            out.write(ticket.model_dump_json(exclude_none=True) + "\n")
     llm.reset()
     with StackRss(stack_processes(settings), interval_s=0.05) as rss, \
             StackCpu(stack_processes(settings)) as cpu:
@@ -230,6 +241,13 @@ def table(runs: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _acl_mismatch(questions: list[EvalQuestion]) -> str | None:
+    """Why LlamaIndex (no ACL filter) cannot be compared: a ticket names an ACL other than
+    the default one, or None."""
+    named = sorted({q.ticket.acl for q in questions if q.ticket.acl not in (None, DEFAULT_ACL)})
+    return f"the tickets name ACL {list(named[0])}; LlamaIndex has no ACL filter" if named else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", nargs="?", type=Path, default=DEFAULT_DATASET)
@@ -243,9 +261,11 @@ def main() -> None:
     latencies = [float(x) for x in args.latency_ms.split(",") if x]
     sizes = [int(x) for x in args.jobs.split(",") if x]
     loopback_only()
-    questions = [q.question for q in load_questions(args.dataset, None)]
+    questions = load_questions(args.dataset, None)
+    texts = [q.question for q in questions]
     collection = collection_for(args.dataset)
-    why_not = "--no-llamaindex" if args.no_llamaindex else llamaindex_baseline.missing()
+    why_not = "--no-llamaindex" if args.no_llamaindex else (
+        llamaindex_baseline.missing() or _acl_mismatch(questions))
     report: dict[str, Any] = {"dataset": args.dataset.name, "cpus": os.cpu_count(),
                               "load_average_at_start": os.getloadavg(), "runs": [],
                               "llamaindex_skipped": why_not}
@@ -258,14 +278,14 @@ def main() -> None:
             if not why_not:
                 baseline = llamaindex_baseline.Baseline(
                     settings, args.dataset / "corpus.jsonl", llm.v1_url)
-                baseline.run(questions[:1])  # warm up
+                baseline.run(texts[:1])  # warm up
             for latency in latencies:
                 llm.set_delay(latency)
                 for n in sizes:
                     run = {"latency_ms": latency, **run_ragq(
                         settings, llm, collection, questions, n, f"l{latency:g}-n{n}")}
                     if baseline is not None:
-                        run["llamaindex"] = run_llamaindex(baseline, llm, questions, n)
+                        run["llamaindex"] = run_llamaindex(baseline, llm, texts, n)
                         run["ratio"] = run["jobs_per_s"] / run["llamaindex"]["questions_per_s"]
                     report["runs"].append(run)
                     print(json.dumps(run), file=sys.stderr, flush=True)

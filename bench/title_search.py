@@ -40,12 +40,15 @@ def measure(settings: Settings, corpus: Path, collection: str) -> dict[str, floa
     report = ingest_path(settings, corpus, collection=collection)
     ingest_s = time.perf_counter() - started
     top_k = title_top_k(docs)
+    # Every document must be findable by its title, so the search reads every label the corpus
+    # uses (searches always carry an ACL filter).
+    acl = sorted({a.strip() for d in docs for a in d.get("acl") or ["public"]})
     results: list[list[dict]] = []
     started = time.perf_counter()
     for start in range(0, len(docs), 200):
         part = docs[start : start + 200]
-        found = call(settings, SEARCH_BATCH, collection, [d["title"] for d in part], top_k, None,
-                     timeout_s=600)
+        found = call(settings, SEARCH_BATCH, collection, [d["title"] for d in part], top_k,
+                     list(acl), timeout_s=600)
         results += cast(list[list[dict]], found)
     return {
         "documents": len(docs), "chunks": report.counts.get("chunks", 0),

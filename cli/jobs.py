@@ -16,7 +16,7 @@ from ragq.errors import InputError
 from ragq.settings import Settings
 
 
-def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_json: bool,
+def submit(settings: Settings, path: Path, *, collection: str | None, wait: bool, as_json: bool,
            output: Path | None = None, show: bool = False, budget: str | None = None,
            sources: Any = None) -> None:
     from ragq import submission
@@ -44,12 +44,37 @@ def submit(settings: Settings, path: Path, *, collection: str, wait: bool, as_js
         emit_json({"batch_id": sent.batch_id, "jobs": len(sent.job_ids), "errors": sent.errors})
 
 
-def ask(settings: Settings, question: str, *, collection: str, acl: list[str],
-        custom_id: str | None, as_json: bool, sources: Any = None) -> None:
+def ask_fields(question: str, *, acl: str | None = None, custom_id: str | None = None,
+               sources: str | None = None, budget: str | None = None, route: str | None = None,
+               metadata: str | None = None, webhook_url: str | None = None) -> dict[str, Any]:
+    """``ragq ask``'s options as ticket fields, left for the ticket parser to judge: labels
+    and names split at commas as written (``--acl ","`` is two blank labels, refused, never
+    "public"), JSON options decoded; an option not given is no field (its default applies)."""
+    fields: dict[str, Any] = {
+        "question": question, "custom_id": custom_id, "route": route, "webhook_url": webhook_url,
+        "acl": None if acl is None else acl.split(","),
+        "sources": None if sources is None else (
+            "all" if sources.strip() == "all" else sources.split(",")),
+        "budget": _json_option(budget, "--budget"),
+        "metadata": _json_option(metadata, "--metadata")}
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _json_option(text: str | None, where: str) -> Any:
+    """A JSON option's value (the ticket parser checks its shape), None when not given."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        fail(f"{where}: invalid JSON ({exc})", code=2)
+
+
+def ask(settings: Settings, fields: dict[str, Any], *, collection: str | None,
+        as_json: bool) -> None:
     from ragq import submission
 
-    job_id = submission.ask(settings, question, collection=collection, acl=acl,
-                            custom_id=custom_id, sources=sources)
+    job_id = submission.ask(settings, fields, collection=collection)
     with nullcontext() if as_json else console.status("answering…"):
         view = submission.wait(settings, job_id, timeout_s=600)
     if as_json:

@@ -125,12 +125,11 @@ SourcesOpt = Annotated[str | None, typer.Option(
 
 
 def _sources(text: str | None) -> str | tuple[str, ...] | None:
-    """``--sources`` as a selection: "all", or the names."""
-    if text is None:
-        return None
-    if text.strip() == "all":
-        return "all"
-    return tuple(n.strip() for n in text.split(",") if n.strip())
+    """``--sources`` as a selection: "all", or the names; one that names nothing (``","``)
+    is refused, as every path refuses it."""
+    from ragq.submission import parse_sources
+
+    return None if text is None else parse_sources(text, source="--sources")
 
 
 @app.command()
@@ -149,8 +148,10 @@ def search(
     as_json: JsonFlag = False,
 ) -> None:
     """Search a collection, filtered by ACL (a check that retrieval works)."""
+    from ragq.submission import parse_acl
+
     settings = _settings()
-    labels = [a.strip() for a in acl.split(",") if a.strip()] if acl else None
+    labels = list(parse_acl(acl))
     documents.search(settings, query, collection=collection or settings.collection, top_k=top_k,
                      acl=labels, as_json=as_json, mode=_option(parse_mode, mode, "--mode"),
                      fusion=_option(parse_fusion, fusion, "--fusion"))
@@ -176,7 +177,7 @@ def submit(
     settings = _settings()
     if (output or show) and not wait:
         fail("--output and --show need --wait (or use `ragq results BATCH` later)")
-    jobs.submit(settings, tickets, collection=collection or settings.collection, wait=wait,
+    jobs.submit(settings, tickets, collection=collection, wait=wait,
                 as_json=as_json, output=output, show=show, budget=budget,
                 sources=_sources(sources))
 
@@ -185,19 +186,30 @@ def submit(
 def ask(
     question: Annotated[str, typer.Argument(help="The question, quoted.")],
     collection: CollectionOpt = None,
-    acl: AclOpt = "public",
+    acl: Annotated[str | None, typer.Option(
+        metavar="LABELS", help="Comma-separated ACL labels of the reader, e.g. public,staff "
+                               '(default: ["public"], as for a ticket without "acl").')] = None,
     custom_id: Annotated[str | None, typer.Option(
         "--custom-id", metavar="ID",
         help="Your own id for the question, kept in its result (default: ask-<time>).")]
     = None,
     sources: SourcesOpt = None,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", metavar="JSON", help='The job\'s budget, e.g. {"max_steps": 20}.')] = None,
+    route: Annotated[str | None, typer.Option(
+        "--route", metavar="ROUTE", help="simple, bounded, full or escalate.")] = None,
+    metadata: Annotated[str | None, typer.Option(
+        "--metadata", metavar="JSON", help="A JSON object kept with the job.")] = None,
+    webhook_url: Annotated[str | None, typer.Option(
+        "--webhook-url", metavar="URL", help="Where to POST the job's events.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Answer one question and print the answer with its citations."""
-    settings = _settings()
-    labels = [a.strip() for a in acl.split(",") if a.strip()] or ["public"]
-    jobs.ask(settings, question, collection=collection or settings.collection, acl=labels,
-             custom_id=custom_id, as_json=as_json, sources=_sources(sources))
+    """Answer one question and print the answer with its citations. The options are a
+    ticket's fields, read as a ticket line is (the same checks and error codes)."""
+    fields = jobs.ask_fields(question, acl=acl, custom_id=custom_id, sources=sources,
+                             budget=budget, route=route, metadata=metadata,
+                             webhook_url=webhook_url)
+    jobs.ask(_settings(), fields, collection=collection, as_json=as_json)
 
 
 OutOpt = Annotated[Path | None, typer.Option(
@@ -344,8 +356,9 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     try:
         app()
-    except RagqError as exc:
-        fail(str(exc))
+    except RagqError as exc:  # a refused ticket also names its code, as HTTP and errors files do
+        code = getattr(exc, "code", None)
+        fail(f"{exc} [{code}]" if code else str(exc))
     except Exception as exc:  # a bug of ours: say what, without the traceback
         logging.getLogger("ragq.cli").debug("unexpected error", exc_info=True)
         fail(f"unexpected {type(exc).__name__}: {exc}", code=2)

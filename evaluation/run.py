@@ -10,15 +10,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from ragq.errors import InputError
+from ragq.errors import TicketRefusedError
 from ragq.evaluation.metrics import question_row, summarize
+from ragq.evaluation.questions import EvalQuestion, load_questions
 from ragq.ingestion.submit import ingest_path
 from ragq.schemas.tasks import Task
-from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
-from ragq.submission import results, submit_tickets, wait
+from ragq.submission import (
+    Submitted,
+    caller_of,
+    cancel,
+    errors,
+    results,
+    submit_tickets,
+    wait,
+)
 from ragq.workers.client import call
 
 SEARCH_BATCH = Task.SEARCH_BATCH
@@ -30,60 +36,51 @@ def collection_for(dataset: Path) -> str:
     return "eval_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dataset.resolve().name)[:50]
 
 
-class EvalQuestion(BaseModel):
-    """A line of questions.jsonl: a ticket plus gold documents and reference answers; other
-    fields the source carries (question type, hops) travel as ticket metadata."""
-
-    model_config = ConfigDict(extra="allow")
-
-    custom_id: str
-    question: str
-    gold_doc_ids: list[str] = Field(default_factory=list)
-    answer: str | None = None
-    answer_aliases: list[str] = Field(default_factory=list)
-
-    @property
-    def answers(self) -> list[str]:
-        return [a for a in [self.answer, *self.answer_aliases] if a]
-
-    def ticket(self) -> Ticket:
-        return Ticket(custom_id=self.custom_id, question=self.question,
-                      metadata=dict(self.model_extra or {}))
+def submit_questions(settings: Settings, questions: list[EvalQuestion], *, collection: str,
+                     source: str) -> Submitted:
+    """Submit the questions as one batch, each as its ticket (``ragq submit``'s admission).
+    Raises TicketRefusedError for the first refused line (the batch is cancelled then): an
+    evaluation with a question missing would not measure the dataset."""
+    sent = submit_tickets(settings, [(n, q.ticket) for n, q in enumerate(questions, start=1)],
+                          collection=collection, source=source)
+    if sent.errors:
+        cancel(settings, sent.batch_id)
+        first = errors(settings, sent.batch_id)[0]
+        raise TicketRefusedError(first["error"]["message"], code=first["error"]["code"],
+                                 source=source, line=first["line"],
+                                 custom_id=first.get("custom_id"))
+    return sent
 
 
-def load_questions(dataset: Path, limit: int | None) -> list[EvalQuestion]:
-    """The dataset's questions; raises InputError naming the file and line of a bad one."""
-    path = dataset / "questions.jsonl"
-    if not path.is_file() or not (dataset / "corpus.jsonl").is_file():
-        raise InputError("a dataset folder needs corpus.jsonl and questions.jsonl",
-                         source=str(dataset))
-    questions = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            questions.append(EvalQuestion.model_validate_json(line))
-        except ValidationError as exc:
-            raise InputError(str(exc).splitlines()[0], source=str(path), line=number) from exc
-    return questions[:limit] if limit else questions
-
-
-def _baseline(settings: Settings, collection: str, tickets: list[EvalQuestion],
+def _baseline(settings: Settings, collection: str, questions: list[EvalQuestion],
               k: dict[str, int]) -> dict[str, tuple[list[str], float]]:
     """Single shot: embed the question and take the top k chunks, where k is the number of
-    chunks the agentic flow put in that question's final context (the same context size)."""
+    chunks the agentic flow put in that question's final context (the same context size),
+    searched with the ACL the question's job ran with (grouped by ACL, 50 per call)."""
+    caller = caller_of(settings)
+    by_acl: dict[tuple[str, ...], list[EvalQuestion]] = defaultdict(list)
+    for question in questions:
+        by_acl[question.acl(caller)].append(question)
     out: dict[str, tuple[list[str], float]] = {}
-    for start in range(0, len(tickets), 50):
-        part = tickets[start : start + 50]
-        began = time.perf_counter()
-        widest = max(k[t.custom_id] for t in part)
-        hits = call(settings, SEARCH_BATCH, collection, [t.question for t in part], widest,
-                    ["public"], timeout_s=600)
-        per_question_ms = (time.perf_counter() - began) * 1000 / len(part)
-        for ticket, found in zip(part, hits, strict=True):  # type: ignore[call-overload]
-            top = found[: k[ticket.custom_id]]
-            out[ticket.custom_id] = (list(dict.fromkeys(h["doc_id"] for h in top)),
-                                     per_question_ms)
+    for acl, group in by_acl.items():
+        for start in range(0, len(group), 50):
+            out |= _baseline_part(settings, collection, group[start : start + 50], k, acl)
+    return out
+
+
+def _baseline_part(settings: Settings, collection: str, part: list[EvalQuestion],
+                   k: dict[str, int], acl: tuple[str, ...]
+                   ) -> dict[str, tuple[list[str], float]]:
+    began = time.perf_counter()
+    widest = max(k[q.custom_id] for q in part)
+    hits = call(settings, SEARCH_BATCH, collection, [q.question for q in part], widest,
+                list(acl), timeout_s=600)
+    per_question_ms = (time.perf_counter() - began) * 1000 / len(part)
+    out: dict[str, tuple[list[str], float]] = {}
+    for question, found in zip(part, hits, strict=True):  # type: ignore[call-overload]
+        top = found[: k[question.custom_id]]
+        out[question.custom_id] = (list(dict.fromkeys(h["doc_id"] for h in top)),
+                                   per_question_ms)
     return out
 
 
@@ -125,13 +122,12 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
              on_progress: Progress | None = None) -> dict[str, Any]:
     """Ingest the corpus (idempotent), answer the questions through the workers, run the
     baseline, and return both reports grouped by route."""
-    tickets = load_questions(dataset, limit)
+    tickets = load_questions(dataset, limit, settings=settings)
     collection = collection_for(dataset)
     ingest_path(settings, dataset / "corpus.jsonl", collection=collection,
                 on_progress=(lambda d, t: on_progress("ingest", d, t)) if on_progress else None)
-    sent = submit_tickets(settings, [(n, q.ticket()) for n, q in enumerate(tickets, start=1)],
-                          collection=collection,
-                          source=str(dataset / "questions.jsonl"))
+    sent = submit_questions(settings, tickets, collection=collection,
+                            source=str(dataset / "questions.jsonl"))
     wait(settings, sent.batch_id, timeout_s=6 * 3600,
          on_progress=(lambda d, t: on_progress("answer", d, t)) if on_progress else None)
     by_id = {r["custom_id"]: r for r in results(settings, sent.batch_id)}

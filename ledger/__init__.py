@@ -57,9 +57,11 @@ from ragq.ledger.reports import batch_report, job_ledger
 from ragq.ledger.reviews import Resolution, list_reviews, resolve_review
 from ragq.ledger.sources import (
     SourceView,
+    collection_holds_documents,
     list_sources,
     register_source,
     source_names,
+    sources_holding_documents,
 )
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.ledger.views import (
@@ -149,7 +151,9 @@ __all__ = [
     "SourceView",
     "list_sources",
     "register_source",
+    "collection_holds_documents",
     "source_names",
+    "sources_holding_documents",
     # webhook endpoints and deliveries
     "ClaimedDelivery",
     "claim_delivery",

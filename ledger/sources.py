@@ -47,6 +47,20 @@ def source_names(session: Session, *, tenant: str) -> list[str]:
                                 .order_by(SourceRow.name)))
 
 
+def sources_holding_documents(session: Session, *, tenant: str) -> list[str]:
+    """The tenant's source names that hold at least one document, sorted: what a ticket may
+    name as its collection, and what a ticket that names none searches."""
+    holds = select(DocumentRow.collection).where(DocumentRow.collection == SourceRow.name)
+    return list(session.scalars(select(SourceRow.name).where(
+        SourceRow.tenant == tenant, holds.exists()).order_by(SourceRow.name)))
+
+
+def collection_holds_documents(session: Session, *, collection: str) -> bool:
+    """Whether ``collection`` holds at least one ingested document."""
+    return session.scalar(select(DocumentRow.doc_id).where(
+        DocumentRow.collection == collection).limit(1)) is not None
+
+
 def list_sources(session: Session, *, tenant: str) -> list[SourceView]:
     """The tenant's sources, sorted by name, with their document counts and past hits
     (evidence of the tenant's jobs from the source that reached an answer)."""

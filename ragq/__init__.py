@@ -16,6 +16,7 @@ from ragq.errors import (
     RagqError,
     RetrievalError,
     StackError,
+    TicketRefusedError,
     VectorStoreLockedError,
 )
 from ragq.settings import EmbedderKind, ProviderKind, Settings, build_settings
@@ -42,5 +43,6 @@ __all__ = [
     "RagqError",
     "RetrievalError",
     "StackError",
+    "TicketRefusedError",
     "VectorStoreLockedError",
 ]

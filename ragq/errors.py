@@ -46,6 +46,18 @@ class InputError(RagqError):
         super().__init__(f"{where}{message}")
 
 
+class TicketRefusedError(InputError):
+    """Raised when one ticket is refused where it cannot fail alone in an errors file
+    (``POST /v1/jobs``, ``ragq ask``, ``ragq eval``). ``code`` is its code in the error
+    vocabulary (``ragq.schemas.error_codes``), ``custom_id`` the ticket's when known."""
+
+    def __init__(self, message: str, *, code: str, source: str | None = None,
+                 line: int | None = None, custom_id: str | None = None):
+        self.code = code
+        self.custom_id = custom_id
+        super().__init__(message, source=source, line=line)
+
+
 class LedgerError(RagqError):
     """Raised when the ledger database cannot be reached, migrated or written."""
 

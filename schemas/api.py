@@ -9,7 +9,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragq.schemas.text import reject_bad_input
-from ragq.schemas.ticket import Budget, SourceSelection, check_source_names
+from ragq.schemas.ticket import (
+    ACL_DESCRIPTION,
+    DEFAULT_ACL_RULE,
+    Budget,
+    SourceSelection,
+    check_source_names,
+)
+
+COLLECTION_DESCRIPTION = (
+    "The collection a ticket without `sources` searches; one that holds no document is "
+    "refused (`unknown_collection`). Not given: RAGQ_COLLECTION when it holds documents, else "
+    "every source of the tenant that does.")
 
 # The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
 # them and webhook payloads point at them (``JOB_PATH.format(job_id=...)``), so they cannot drift.
@@ -27,6 +38,8 @@ REVIEWS_PATH = "/v1/review"
 REVIEW_PATH = REVIEWS_PATH + "/{job_id}"
 SOURCES_PATH = "/v1/sources"
 HEALTH_PATH = "/healthz"
+REF_TEMPLATE = "#/components/schemas/{model}"
+"""Where a model of the OpenAPI document is, for bodies documented by hand."""
 METRICS_PATH = "/metrics"
 
 
@@ -36,8 +49,10 @@ class BatchCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tickets: list[dict[str, Any]] = Field(
-        description="Tickets in the SPEC ticket format; a malformed one fails alone, by index.")
-    collection: str | None = None
+        description="Tickets in the ticket format (JobCreate without `collection`); a "
+                    "malformed one fails alone, by index, with its code in the errors file. "
+                    + DEFAULT_ACL_RULE)
+    collection: str | None = Field(None, description=COLLECTION_DESCRIPTION)
     sources: SourceSelection | None = Field(
         None, description='Restrict every ticket to these sources, or "all" of the tenant\'s.')
     webhook_url: str | None = Field(None, max_length=2048)
@@ -117,14 +132,15 @@ class BatchList(BaseModel):
 
 
 class JobCreate(BaseModel):
-    """``POST /v1/jobs``: one question outside any batch."""
+    """``POST /v1/jobs``: one ticket outside any batch, read by the same parser as a batch
+    line (a refusal carries the code its errors-file line would); ``custom_id`` is optional."""
 
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(min_length=1)
     custom_id: str | None = Field(None, max_length=512)
-    acl: list[str] | None = Field(None, description="Intersected with the API key's ACL.")
-    collection: str | None = None
+    acl: list[str] | None = Field(None, description=ACL_DESCRIPTION)
+    collection: str | None = Field(None, description=COLLECTION_DESCRIPTION)
     budget: Budget | None = None
     route: str | None = None
     sources: SourceSelection | None = None

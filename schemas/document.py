@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragq.schemas.text import reject_bad_input
 
+DEFAULT_ACL: tuple[str, ...] = ("public",)
+"""The labels of a document that names none, and of a ticket submitted without an API key that
+names none (with a key, a ticket that names none gets the key's labels: docs/formats.md)."""
 
-def require_acl_labels(value: tuple[str, ...]) -> tuple[str, ...]:
-    """``value`` unchanged; raises ValueError for an empty ACL or a blank label (a document or
-    ticket with no label would match nothing, or everything, depending on the store)."""
-    if not value or any(not a.strip() for a in value):
-        raise ValueError("acl must be a non-empty list of non-blank labels")
-    return value
+
+def acl_labels(value: Iterable[str]) -> tuple[str, ...]:
+    """The labels of ``value`` stripped, in order, each once: the one reading of an ACL for
+    documents, tickets, ``ragq ask`` and ``ragq search``. Raises ValueError for an empty list or
+    a blank label: an ACL with no label would match nothing or, in some stores, everything."""
+    labels = tuple(dict.fromkeys(a.strip() for a in value))
+    if not labels or any(not a for a in labels):
+        raise ValueError("acl must be a non-empty list of non-blank labels, e.g. [\"public\"]")
+    return labels
 
 
 class Document(BaseModel):
@@ -31,7 +38,7 @@ class Document(BaseModel):
     title: str = ""
     text: str = Field(min_length=1)
     source_version: str = ""
-    acl: tuple[str, ...] = ("public",)
+    acl: tuple[str, ...] = DEFAULT_ACL
     authority_tier: int = Field(2, ge=1, le=10, strict=True)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -57,7 +64,7 @@ class Document(BaseModel):
     @field_validator("acl")
     @classmethod
     def _acl_not_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(require_acl_labels(value)))
+        return acl_labels(value)
 
     @model_validator(mode="after")
     def _derive_version(self) -> Document:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ragq.schemas.document import require_acl_labels
+from ragq.schemas.document import acl_labels
 from ragq.schemas.text import reject_bad_input
 
 #: Default of RAGQ_MAX_QUESTION_CHARS: support tickets with pasted logs run to several thousand
@@ -18,6 +18,17 @@ ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
 ALL_SOURCES = "all"
 # Which sources (collections) a job may search: names, or every source of the tenant.
 SourceSelection = tuple[str, ...] | Literal["all"]
+
+
+def sources_from_text(text: str) -> SourceSelection:
+    """A selection written as an option or a query field: ``all``, or comma-separated names.
+    Raises ValueError for one that names nothing (``","``, blanks): an empty selection would
+    otherwise read as "no restriction"."""
+    if text.strip() == ALL_SOURCES:
+        return ALL_SOURCES
+    selection = check_source_names(tuple(text.split(",")))
+    assert selection is not None
+    return selection
 
 
 def check_source_names(value: SourceSelection | None) -> SourceSelection | None:
@@ -59,14 +70,26 @@ class BudgetProfiles(BaseModel):
     escalate: Budget | None = None
 
 
+DEFAULT_ACL_RULE = ("A ticket without `acl` reads with its submitter's labels: the API key's "
+                    "ACL, or `[\"public\"]` without a key (`ragq submit`, `ragq ask`, "
+                    "`ragq eval`).")
+"""The one default-ACL rule, word for word in docs/formats.md, the README and the OpenAPI
+document (a test checks all three)."""
+ACL_DESCRIPTION = ("The labels this job may read: each stripped and kept once; an empty list "
+                   "or a blank label is refused (`invalid_ticket`). With an API key, labels "
+                   "outside the key's are dropped, and none left is `acl_not_allowed`. "
+                   + DEFAULT_ACL_RULE)
+
+
 class Ticket(BaseModel):
-    """One question to answer."""
+    """One question to answer. ``acl`` None means "not given": the submitter's default applies
+    (:func:`ragq.submission.access.capped_acl`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     custom_id: str = Field(min_length=1, max_length=512)
     question: str = Field(min_length=1, max_length=QUESTION_CHARS_CAP)
-    acl: tuple[str, ...] = ("public",)
+    acl: tuple[str, ...] | None = Field(None, description=ACL_DESCRIPTION)
     budget: Budget | None = None
     route: str | None = None
     sources: SourceSelection | None = Field(
@@ -78,6 +101,7 @@ class Ticket(BaseModel):
     # Evaluation files carry these; they never reach the flow.
     gold_doc_ids: list[str] | None = None
     answer: str | None = None
+    answer_aliases: list[str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -93,8 +117,8 @@ class Ticket(BaseModel):
 
     @field_validator("acl")
     @classmethod
-    def _acl_labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return require_acl_labels(value)
+    def _acl_labels(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if value is None else acl_labels(value)
 
     @field_validator("sources")
     @classmethod

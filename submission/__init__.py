@@ -8,6 +8,7 @@ from ragq.submission.batches import (
     ask,
     caller_of,
     cancel,
+    job_metadata,
     limits_of,
     submit_file,
     submit_job,
@@ -21,10 +22,14 @@ from ragq.submission.tickets import (
     TicketError,
     check_collection,
     describe_ticket_error,
+    parse_acl,
     parse_budget,
     parse_lines,
+    parse_sources,
+    parse_ticket,
     read_ticket_file,
     read_tickets,
+    ticket_or_refusal,
 )
 from ragq.submission.views import (
     batch_view,
@@ -53,6 +58,7 @@ __all__ = [
     "submit_job",
     "submit_stream",
     "submit_tickets",
+    "job_metadata",
     # following and reading
     "batch_view",
     "describe",
@@ -77,8 +83,12 @@ __all__ = [
     "check_collection",
     "describe_ticket_error",
     "limits_of",
+    "parse_acl",
     "parse_lines",
+    "parse_sources",
+    "parse_ticket",
     "read_ticket_file",
     "read_tickets",
+    "ticket_or_refusal",
     "parse_budget",
 ]

@@ -1,7 +1,9 @@
 """Who is asking: a tenant and the ACL its key caps retrieval to (SPEC C16).
 
 The CLI acts as the configured tenant without a cap; an API key brings its tenant and its ACL.
-A ticket's ACL is intersected with the cap; a ticket that names none gets the cap itself.
+A ticket's ACL is intersected with the cap. The default ACL is one rule: a ticket that names
+none runs with its submitter's default, :attr:`Caller.default_acl` (the key's labels, or
+``["public"]`` without a key), on every path (docs/formats.md, "Default ACL").
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 
 from ragq.errors import NotFoundError
 from ragq.ledger.errors import LedgerNotFoundError
+from ragq.schemas.document import DEFAULT_ACL
 from ragq.schemas.ticket import Ticket
 from ragq.submission.tickets import TicketError
 
@@ -23,13 +26,19 @@ class Caller:
     acl_cap: tuple[str, ...] | None = None
     name: str = "cli"
 
+    @property
+    def default_acl(self) -> tuple[str, ...]:
+        """The ACL of a ticket that names none: the key's labels, or ``public`` without one."""
+        return self.acl_cap if self.acl_cap is not None else DEFAULT_ACL
+
 
 def capped_acl(ticket: Ticket, caller: Caller, line: int) -> tuple[str, ...] | TicketError:
-    """The ACL the ticket's job runs with, or an error when nothing of it is allowed."""
+    """The ACL the ticket's job runs with (its own within the caller's cap, or the caller's
+    default when it names none), or an error when nothing of it is allowed."""
+    if ticket.acl is None:
+        return caller.default_acl
     if caller.acl_cap is None:
         return ticket.acl
-    if "acl" not in ticket.model_fields_set:
-        return caller.acl_cap
     allowed = tuple(a for a in ticket.acl if a in caller.acl_cap)
     if not allowed:
         return TicketError(line, ticket.custom_id, "acl_not_allowed",

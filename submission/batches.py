@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from ragq.ledger import (
     batch_jobs,
     cancel_batch,
     cancel_job,
+    collection_holds_documents,
     create_batch,
     ensure_endpoint,
     get_batch,
@@ -22,6 +23,7 @@ from ragq.ledger import (
     record_input_error,
     session_scope,
     source_names,
+    sources_holding_documents,
     start_batch,
 )
 from ragq.ledger.errors import LedgerNotFoundError
@@ -35,13 +37,22 @@ from ragq.submission.access import (
     not_found,
     require_readable,
 )
-from ragq.submission.sources import SourceSelectionError, expand, job_sources
+from ragq.submission.sources import (
+    Scope,
+    SourceSelectionError,
+    TenantSources,
+    UnknownCollectionError,
+    expand,
+    job_scope,
+)
 from ragq.submission.tickets import (
     Limits,
     TicketError,
     check_collection,
     read_ticket_file,
     read_tickets,
+    refusal,
+    ticket_or_refusal,
 )
 from ragq.submission.views import describe
 from ragq.webhooks import UrlPolicy, check_url, new_secret
@@ -84,8 +95,10 @@ def caller_of(settings: Settings) -> Caller:
     return Caller(settings.tenant)
 
 
-def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None,
-              sources: Sequence[str] | None = None) -> dict[str, Any]:
+def job_metadata(ticket: Ticket, budget: dict[str, Any] | None = None,
+                 sources: Sequence[str] | None = None) -> dict[str, Any]:
+    """What a job keeps of its ticket besides question and ACL (route, budget, the ticket's
+    metadata, webhook URL, sources): the flow reads these keys."""
     own = ticket.budget.model_dump(exclude_none=True) if ticket.budget else None
     meta = {"route": ticket.route, "budget": own or budget, "ticket_metadata": ticket.metadata}
     if ticket.webhook_url:
@@ -95,17 +108,6 @@ def _job_meta(ticket: Ticket, budget: dict[str, Any] | None = None,
     return meta
 
 
-def _sources(session: Session, caller: Caller, ticket: Ticket, line: int,
-             batch: tuple[str, ...] | None) -> tuple[str, ...] | TicketError | None:
-    """The sources the ticket's job may search (None: its collection alone), or an error."""
-    if ticket.sources is None and batch is None:
-        return None
-    try:
-        return job_sources(ticket.sources, batch, source_names(session, tenant=caller.tenant))
-    except SourceSelectionError as exc:
-        return TicketError(line, ticket.custom_id, "invalid_sources", str(exc))
-
-
 def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: str) -> str:
     """The signing secret of the tenant's endpoint for ``url`` (created on first use). Raises
     WebhookUrlError when the URL is refused (scheme, or a host that is not global)."""
@@ -113,56 +115,93 @@ def webhook_secret(session: Session, settings: Settings, *, tenant: str, url: st
     return ensure_endpoint(session, tenant=tenant, url=url, new_secret=new_secret).secret
 
 
-Admitted = tuple[tuple[str, ...], tuple[str, ...] | None]
+@dataclass(frozen=True)
+class Door:
+    """What every ticket of one submission is admitted against: who submits, the collection
+    they named (None: none), the batch's sources, and the tenant's sources."""
+
+    caller: Caller
+    named: str | None
+    batch_sources: tuple[str, ...] | None
+    tenant: TenantSources
 
 
-def _admit(session: Session, settings: Settings, caller: Caller, line: int,
-           ticket: Ticket, batch_sources: tuple[str, ...] | None = None
+def _door(session: Session, caller: Caller, named: str | None,
+          batch_sources: tuple[str, ...] | None = None) -> Door:
+    return Door(caller, named, batch_sources, TenantSources(
+        tuple(source_names(session, tenant=caller.tenant)),
+        tuple(sources_holding_documents(session, tenant=caller.tenant)),
+        named is not None and collection_holds_documents(session, collection=named)))
+
+
+Admitted = tuple[tuple[str, ...], Scope]
+
+
+def _admit(session: Session, settings: Settings, door: Door, line: int, ticket: Ticket
            ) -> Admitted | TicketError:
-    """The ticket's ACL and sources, or why it is refused."""
-    acl = capped_acl(ticket, caller, line)
+    """The ticket's ACL and where its job searches, or why it is refused (the same checks,
+    in the same order, on every path)."""
+    acl = capped_acl(ticket, door.caller, line)
     if isinstance(acl, TicketError):
         return acl
-    sources = _sources(session, caller, ticket, line, batch_sources)
-    if isinstance(sources, TicketError):
-        return sources
+    try:
+        scope = job_scope(ticket.sources, door.batch_sources, named=door.named,
+                          default=settings.collection, tenant=door.tenant)
+    except SourceSelectionError as exc:
+        return TicketError(line, ticket.custom_id, "invalid_sources", str(exc))
+    except UnknownCollectionError as exc:
+        return TicketError(line, ticket.custom_id, "unknown_collection", str(exc))
     if ticket.webhook_url:
         from ragq.errors import WebhookUrlError
 
         try:
-            webhook_secret(session, settings, tenant=caller.tenant, url=ticket.webhook_url)
+            webhook_secret(session, settings, tenant=door.caller.tenant, url=ticket.webhook_url)
         except WebhookUrlError as exc:
             return TicketError(line, ticket.custom_id, "invalid_webhook_url", str(exc))
-    return acl, sources
+    return acl, scope
 
 
-def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, source: str | None,
-                   caller: Caller | None = None, options: BatchOptions | None = None
-                   ) -> Submitted:
+def _add_job(session: Session, door: Door, ticket: Ticket, admitted: Admitted, *,
+             batch_id: str | None, line: int | None, custom_id: bool = True,
+             budget: dict[str, Any] | None = None) -> str:
+    acl, scope = admitted
+    return add_job(session, batch_id=batch_id, position=line,
+                   custom_id=ticket.custom_id if custom_id else None,
+                   tenant=door.caller.tenant, collection=scope.collection,
+                   question=ticket.question, acl=acl,
+                   metadata=job_metadata(ticket, budget, scope.sources)).id
+
+
+def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str | None,
+                   source: str | None, caller: Caller | None = None,
+                   options: BatchOptions | None = None) -> Submitted:
     """Record a batch with one job per valid ticket and an error per bad line, then enqueue.
-    Raises WebhookUrlError (nothing recorded) when the batch's webhook URL is refused, and
-    InputError when ``collection`` is no valid collection name."""
-    check_collection(collection)
+    ``collection`` None: none was named (see :mod:`ragq.submission.sources`). Raises
+    WebhookUrlError (nothing recorded) when the batch's webhook URL is refused, and InputError
+    when ``collection`` is no valid collection name or the batch's sources are bad."""
+    if collection is not None:
+        check_collection(collection)
     if not parsed:
         raise InputError("no ticket: the input is empty (one JSON ticket per line expected)",
                          source=source)
     caller, options = caller or caller_of(settings), options or BatchOptions()
     secret = None
     with session_scope(resources_for(settings).engine) as session:
+        door = _door(session, caller, collection)
         try:
-            batch_sources = expand(options.sources,
-                                   source_names(session, tenant=caller.tenant), where="batch")
+            door = replace(door, batch_sources=expand(options.sources, door.tenant.registered,
+                                                      where="batch"))
         except SourceSelectionError as exc:
             raise InputError(str(exc)) from exc
         if options.webhook_url:
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=options.webhook_url)
-        batch = create_batch(session, tenant=caller.tenant, collection=collection,
+        batch = create_batch(session, tenant=caller.tenant,
+                             collection=collection or settings.collection,
                              input_filename=source, budget=options.budget,
                              metadata=options.metadata, webhook_url=options.webhook_url,
                              webhook_secret=secret)
-        job_ids, errors = _add_jobs(session, settings, caller, batch.id, parsed, collection,
-                                    options.budget, batch_sources)
+        job_ids, errors = _add_jobs(session, settings, door, batch.id, parsed, options.budget)
         start_batch(session, batch_id=batch.id)
         batch_id = batch.id
     _start_waiting(settings)
@@ -171,13 +210,12 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str, sourc
     return Submitted(batch_id, job_ids, errors, secret)
 
 
-def _add_jobs(session: Session, settings: Settings, caller: Caller, batch_id: str,
-              parsed: Parsed, collection: str, budget: dict[str, Any] | None,
-              batch_sources: tuple[str, ...] | None = None) -> tuple[list[str], int]:
+def _add_jobs(session: Session, settings: Settings, door: Door, batch_id: str,
+              parsed: Parsed, budget: dict[str, Any] | None) -> tuple[list[str], int]:
     job_ids, errors = [], 0
     for line, item in parsed:
         admitted = item if isinstance(item, TicketError) else _admit(
-            session, settings, caller, line, item, batch_sources)
+            session, settings, door, line, item)
         if isinstance(admitted, TicketError):
             record_input_error(session, batch_id=batch_id, line=line,
                                custom_id=admitted.custom_id, code=admitted.code,
@@ -185,12 +223,8 @@ def _add_jobs(session: Session, settings: Settings, caller: Caller, batch_id: st
             errors += 1
             continue
         assert isinstance(item, Ticket)
-        acl, sources = admitted
-        job = add_job(session, batch_id=batch_id, custom_id=item.custom_id, position=line,
-                      tenant=caller.tenant, collection=sources[0] if sources else collection,
-                      question=item.question, acl=acl,
-                      metadata=_job_meta(item, budget, sources))
-        job_ids.append(job.id)
+        job_ids.append(_add_job(session, door, item, admitted, batch_id=batch_id, line=line,
+                                budget=budget))
     return job_ids, errors
 
 
@@ -206,13 +240,14 @@ def _send_webhooks(settings: Settings, job_ids: Sequence[str], batch_id: str | N
                           batch_id=batch_id)
 
 
-def submit_file(settings: Settings, path: Path, *, collection: str,
+def submit_file(settings: Settings, path: Path, *, collection: str | None,
                 options: BatchOptions | None = None) -> Submitted:
     """Submit a JSONL ticket file. Raises InputError when the file is missing and
     LimitExceededError when it is over a limit."""
     # The file first: a missing or oversized file is the user's first problem to fix, even
     # with the stack down; then fail before writing anything when the stack is down.
-    check_collection(collection, source="--collection")
+    if collection is not None:
+        check_collection(collection, source="--collection")
     parsed = read_ticket_file(path, max_lines=settings.max_batch_lines,
                               max_bytes=settings.max_batch_bytes,
                               max_question_chars=settings.max_question_chars)
@@ -221,11 +256,12 @@ def submit_file(settings: Settings, path: Path, *, collection: str,
                           options=options)
 
 
-def submit_stream(settings: Settings, stream: IO[str], *, collection: str, source: str,
+def submit_stream(settings: Settings, stream: IO[str], *, collection: str | None, source: str,
                   caller: Caller, options: BatchOptions) -> Submitted:
     """Submit a JSONL stream (an upload spooled to disk), parsed line by line. Raises
     LimitExceededError when it passes a limit, before anything is recorded."""
-    check_collection(collection)
+    if collection is not None:
+        check_collection(collection)
     client_app(settings)
     parsed = read_tickets(stream, limits=limits_of(settings), source=source)
     return submit_tickets(settings, parsed, collection=collection, source=source, caller=caller,
@@ -238,54 +274,41 @@ class SubmittedJob:
     webhook_secret: str | None = None
 
 
-def submit_job(settings: Settings, ticket: Ticket, *, collection: str,
+def submit_job(settings: Settings, ticket: Ticket, *, collection: str | None,
                caller: Caller | None = None, custom_id: bool = True) -> SubmittedJob:
-    """Submit one ticket as a job outside any batch. Raises InputError when its ACL is outside
-    the caller's cap, WebhookUrlError when its webhook URL is refused."""
-    check_collection(collection)
+    """Submit one ticket as a job outside any batch, admitted as a batch's ticket is. Raises
+    TicketRefusedError with the code its errors-file line would carry (``acl_not_allowed``,
+    ``invalid_sources``, ``unknown_collection``, ``invalid_webhook_url``)."""
+    if collection is not None:
+        check_collection(collection)
     caller = caller or caller_of(settings)
     client_app(settings)
     secret = None
     with session_scope(resources_for(settings).engine) as session:
-        acl = capped_acl(ticket, caller, 1)
-        if isinstance(acl, TicketError):
-            raise InputError(acl.message)
-        sources = _sources(session, caller, ticket, 1, None)
-        if isinstance(sources, TicketError):
-            raise InputError(sources.message)
+        door = _door(session, caller, collection)
+        admitted = _admit(session, settings, door, 1, ticket)
+        if isinstance(admitted, TicketError):
+            raise refusal(admitted)
         if ticket.webhook_url:
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=ticket.webhook_url)
-        job_id = add_job(session, batch_id=None, position=None,
-                         custom_id=ticket.custom_id if custom_id else None,
-                         tenant=caller.tenant,
-                         collection=sources[0] if sources else collection,
-                         question=ticket.question, acl=acl,
-                         metadata=_job_meta(ticket, sources=sources)).id
+        job_id = _add_job(session, door, ticket, admitted, batch_id=None, line=None,
+                          custom_id=custom_id)
     _start_waiting(settings)
     return SubmittedJob(job_id, secret)
 
 
-def ask(settings: Settings, question: str, *, collection: str, acl: Sequence[str],
-        custom_id: str | None = None, sources: SourceSelection | None = None) -> str:
-    """Submit one question as a job outside any batch; returns the job id. The job keeps
-    ``custom_id`` (default ``ask-<UTC time>``) so its result can be matched like a ticket's;
-    ``sources`` are the sources it may search (default: ``collection`` alone). Raises
-    InputError for a blank or over-long question, a bad ACL or collection name."""
-    from pydantic import ValidationError
-
-    from ragq.submission.tickets import describe_ticket_error
-
-    check_collection(collection, source="--collection")
-    custom_id = custom_id or time.strftime("ask-%Y%m%dT%H%M%SZ", time.gmtime())
-    if len(question.strip()) > settings.max_question_chars:
-        raise InputError(f"question is {len(question.strip())} characters, over the limit of "
-                         f"{settings.max_question_chars} (RAGQ_MAX_QUESTION_CHARS)")
-    try:
-        ticket = Ticket(custom_id=custom_id, question=question, acl=tuple(acl),
-                        sources=sources)
-    except ValidationError as exc:
-        raise InputError(describe_ticket_error(exc)) from exc
+def ask(settings: Settings, fields: dict[str, Any], *, collection: str | None) -> str:
+    """Submit one question, given as ticket fields (``ragq ask``'s options), as a job outside
+    any batch; returns the job id. The fields are read by the one ticket parser; a missing
+    ``custom_id`` becomes ``ask-<UTC time>`` so the result can be matched like a ticket's.
+    Raises TicketRefusedError (its code) for a refused ticket, InputError for a bad
+    collection name."""
+    if collection is not None:
+        check_collection(collection, source="--collection")
+    fields = {"custom_id": time.strftime("ask-%Y%m%dT%H%M%SZ", time.gmtime())} | {
+        k: v for k, v in fields.items() if v is not None}
+    ticket = ticket_or_refusal(fields, max_question_chars=settings.max_question_chars)
     return submit_job(settings, ticket, collection=collection).job_id
 
 

@@ -6,14 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from ragq.errors import InputError, LimitExceededError
+from ragq.errors import InputError, LimitExceededError, TicketRefusedError
 from ragq.ingestion.jsonl import decode_line, load_json_line
 from ragq.ingestion.sources import describe_validation_error
+from ragq.schemas.document import acl_labels
 from ragq.schemas.text import collection_name_problem, input_problem
-from ragq.schemas.ticket import MAX_QUESTION_CHARS, Budget, Ticket
+from ragq.schemas.ticket import (
+    MAX_QUESTION_CHARS,
+    Budget,
+    SourceSelection,
+    Ticket,
+    sources_from_text,
+)
 
 
 @dataclass(frozen=True)
@@ -47,8 +55,57 @@ def describe_ticket_error(exc: ValidationError) -> str:
     return describe_validation_error(exc).replace("(document)", "(ticket)")
 
 
-def _ticket_or_error(number: int, raw: str | bytes, max_question_chars: int
-                     ) -> Ticket | TicketError | None:
+def _with_annotations_as_metadata(data: dict[str, Any]) -> dict[str, Any]:
+    """An evaluation line: keys that are no ticket field (question type, hops, asks) move
+    into the ticket's metadata, so the line is otherwise read exactly as a ticket."""
+    known = set(Ticket.model_fields)
+    extra = {k: v for k, v in data.items() if k not in known}
+    if not extra:
+        return data
+    metadata = data.get("metadata")
+    merged = {**extra, **metadata} if isinstance(metadata, dict) else metadata
+    return {k: v for k, v in data.items() if k in known} | {"metadata": merged or extra}
+
+
+def parse_ticket(data: object, *, line: int, max_question_chars: int = MAX_QUESTION_CHARS,
+                 annotations: bool = False) -> Ticket | TicketError:
+    """The one reading of a ticket, whatever path it came by (a batch line, a JSON batch's
+    item, ``POST /v1/jobs``, ``ragq ask``'s options, an evaluation line): the ticket, or why
+    not as a :class:`TicketError` with its code. ``annotations``: an evaluation line, whose
+    unknown keys become metadata instead of being refused."""
+    if not isinstance(data, dict):
+        return TicketError(line, None, "invalid_ticket",
+                           f"expected a JSON object, got {type(data).__name__}")
+    if annotations:
+        data = _with_annotations_as_metadata(data)
+    too_long = _too_long(line, data, max_question_chars)
+    if too_long:
+        return too_long
+    try:
+        return Ticket.model_validate(data)
+    except ValidationError as exc:
+        return TicketError(line, _custom_id(data), "invalid_ticket", describe_ticket_error(exc))
+
+
+def ticket_or_refusal(data: object, *, max_question_chars: int, source: str | None = None
+                      ) -> Ticket:
+    """:func:`parse_ticket` for a path with one ticket: raises TicketRefusedError (its code
+    and message) instead of returning the error."""
+    item = parse_ticket(data, line=1, max_question_chars=max_question_chars)
+    if isinstance(item, TicketError):
+        raise refusal(item, source=source, line=None)
+    return item
+
+
+def refusal(error: TicketError, *, source: str | None = None, line: int | None = None
+            ) -> TicketRefusedError:
+    """The exception of a ticket refused where it cannot fail alone in an errors file."""
+    return TicketRefusedError(error.message, code=error.code, source=source, line=line,
+                              custom_id=error.custom_id)
+
+
+def _ticket_or_error(number: int, raw: str | bytes, max_question_chars: int,
+                     annotations: bool = False) -> Ticket | TicketError | None:
     """The ticket of one line, its error, or None for a blank line."""
     try:
         text = decode_line(raw, number)
@@ -60,27 +117,20 @@ def _ticket_or_error(number: int, raw: str | bytes, max_question_chars: int
         data = load_json_line(text)
     except ValueError as exc:
         return TicketError(number, None, "invalid_json", str(exc))
-    if not isinstance(data, dict):
-        return TicketError(number, None, "invalid_ticket",
-                           f"expected a JSON object, got {type(data).__name__}")
-    too_long = _too_long(number, data, max_question_chars)
-    if too_long:
-        return too_long
-    try:
-        return Ticket.model_validate(data)
-    except ValidationError as exc:
-        return TicketError(number, _custom_id(data), "invalid_ticket", describe_ticket_error(exc))
+    return parse_ticket(data, line=number, max_question_chars=max_question_chars,
+                        annotations=annotations)
 
 
 def parse_lines(lines: Iterable[str | bytes], *, source: str,
-                max_question_chars: int = MAX_QUESTION_CHARS
+                max_question_chars: int = MAX_QUESTION_CHARS, annotations: bool = False
                 ) -> Iterator[tuple[int, Ticket | TicketError]]:
     """(line number, ticket or error) for each non-blank line (text, or bytes decoded as
     UTF-8 here so one bad line fails alone); a repeated custom_id is an error (results are
-    matched by it), and so is a question over ``max_question_chars``."""
+    matched by it), and so is a question over ``max_question_chars``. ``annotations``: an
+    evaluation file (see :func:`parse_ticket`)."""
     seen: dict[str, int] = {}
     for number, raw in enumerate(lines, start=1):
-        item = _ticket_or_error(number, raw, max_question_chars)
+        item = _ticket_or_error(number, raw, max_question_chars, annotations)
         if item is None:
             continue
         if isinstance(item, Ticket) and item.custom_id in seen:
@@ -101,15 +151,15 @@ class Limits:
     max_question_chars: int = MAX_QUESTION_CHARS
 
 
-def read_tickets(stream: Iterable[str | bytes], *, limits: Limits, source: str
-                 ) -> list[tuple[int, Ticket | TicketError]]:
+def read_tickets(stream: Iterable[str | bytes], *, limits: Limits, source: str,
+                 annotations: bool = False) -> list[tuple[int, Ticket | TicketError]]:
     """Parse JSONL tickets (any iterable of lines, text or UTF-8 bytes), one line at a time.
     Raises LimitExceededError (nothing is submitted then) as soon as the tickets pass
     ``max_lines``: only limits on the whole upload refuse it. A bad line, an over-long
     question included, comes back as a TicketError and fails alone."""
     parsed: list[tuple[int, Ticket | TicketError]] = []
-    for item in parse_lines(stream, source=source,
-                            max_question_chars=limits.max_question_chars):
+    for item in parse_lines(stream, source=source, max_question_chars=limits.max_question_chars,
+                            annotations=annotations):
         parsed.append(item)
         if len(parsed) > limits.max_lines:
             raise LimitExceededError(
@@ -119,7 +169,7 @@ def read_tickets(stream: Iterable[str | bytes], *, limits: Limits, source: str
 
 
 def read_ticket_file(path: Path, *, max_lines: int, max_bytes: int,
-                     max_question_chars: int = MAX_QUESTION_CHARS
+                     max_question_chars: int = MAX_QUESTION_CHARS, annotations: bool = False
                      ) -> list[tuple[int, Ticket | TicketError]]:
     """Parse a JSONL file of tickets (UTF-8, a byte-order mark allowed). Raises InputError when
     the file is missing and LimitExceededError when it is over the limits (nothing is submitted
@@ -133,7 +183,7 @@ def read_ticket_file(path: Path, *, max_lines: int, max_bytes: int,
             limit="max_batch_bytes", source=str(path))
     limits = Limits(max_lines, max_bytes, max_question_chars)
     with path.open("rb") as fh:  # bytes: each line is decoded alone, see decode_line
-        return read_tickets(fh, limits=limits, source=str(path))
+        return read_tickets(fh, limits=limits, source=str(path), annotations=annotations)
 
 
 def parse_budget(text: str, *, source: str = "budget") -> dict[str, object]:
@@ -145,6 +195,25 @@ def parse_budget(text: str, *, source: str = "budget") -> dict[str, object]:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "JSON"
         raise InputError(f"{where}: {first['msg']}", source=source) from exc
+
+
+def parse_sources(text: str, *, source: str = "sources") -> SourceSelection:
+    """A batch's sources given as text (``--sources``, a query or form field): ``all`` or
+    comma-separated names; InputError for one that names nothing."""
+    try:
+        return sources_from_text(text)
+    except ValueError as exc:
+        raise InputError(str(exc), source=source) from exc
+
+
+def parse_acl(text: str, *, source: str = "--acl") -> tuple[str, ...]:
+    """Comma-separated ACL labels of an option (``ragq search --acl``), read as every ACL is
+    (:func:`ragq.schemas.document.acl_labels`); InputError for an empty or blank one: a search
+    with no label would otherwise run without an ACL filter."""
+    try:
+        return acl_labels(text.split(","))
+    except ValueError as exc:
+        raise InputError(str(exc), source=source) from exc
 
 
 def check_collection(name: str, *, source: str = "collection") -> str:

@@ -7,6 +7,7 @@ from typing import Any
 from celery import shared_task
 
 from ragq.orchestration.sparse_terms import query_terms
+from ragq.schemas.document import acl_labels
 from ragq.schemas.search import SearchRequest, parse_fusion, parse_mode
 from ragq.schemas.tasks import Task
 from ragq.tasks.runtime import resources, settings
@@ -16,6 +17,12 @@ from ragq.vectorstore.base import Hit, SearchFilter
 def _hit_record(hit: Hit) -> dict[str, Any]:
     """A hit as a task result: its id, fused cosine score, the mode's rank score, payload."""
     return {"id": hit.id, "score": hit.score, "rank_score": hit.rank_score, **hit.payload}
+
+
+def acl_filter(acl: list[str] | None) -> SearchFilter:
+    """The filter of a search's ACL. Raises ValueError for none, an empty one or a blank label:
+    no search runs without an ACL filter (an empty list must never mean "everything")."""
+    return SearchFilter(acl=acl_labels(acl or ()))
 
 
 def search_request(task: Any, query: str, mode: str | None, fusion: str | None) -> SearchRequest:
@@ -37,12 +44,12 @@ def search(
     mode: str | None = None, fusion: str | None = None,
 ) -> list[dict[str, Any]]:
     """Embed ``query`` and return the ``top_k`` chunks the ACL allows, best first, ranked by
-    ``mode`` (dense, sparse, hybrid) and ``fusion`` (rrf, dbsf), or the settings' defaults."""
+    ``mode`` (dense, sparse, hybrid) and ``fusion`` (rrf, dbsf), or the settings' defaults.
+    Raises ValueError without an ACL (:func:`acl_filter`)."""
     res = resources(self)
     request = search_request(self, query, mode, fusion)
     vector = res.embedder.embed([query])[0]
-    flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
-    hits = res.vector_store.search(collection, vector, top_k, flt, request)
+    hits = res.vector_store.search(collection, vector, top_k, acl_filter(acl), request)
     return [_hit_record(h) for h in hits]
 
 
@@ -55,7 +62,7 @@ def search_batch(
     res = resources(self)
     requests = [search_request(self, q, mode, fusion) for q in queries]
     vectors = res.embedder.embed(queries)
-    flt = SearchFilter(acl=tuple(acl)) if acl is not None else None
+    flt = acl_filter(acl)
     return [
         [_hit_record(h) for h in res.vector_store.search(collection, v, top_k, flt, r)]
         for v, r in zip(vectors, requests, strict=True)

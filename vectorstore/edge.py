@@ -172,9 +172,10 @@ class EdgeVectorStore:
     def _require(self, collection: str) -> EdgeCollection:
         coll = self._get(collection)
         if coll is None:
+            # Users read this in a failed job's result: it names no server path and no other
+            # collection (another tenant's, maybe).
             raise CollectionNotFoundError(
-                f"collection {collection!r} does not exist in {self._root}; ingest into it "
-                f"first (existing: {', '.join(self._dir.names()) or 'none'})",
+                f"collection {collection!r} does not exist; ingest into it first",
                 collection=collection,
             )
         return coll

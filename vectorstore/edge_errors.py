@@ -50,8 +50,9 @@ def _closed(collection: str | None, _m: re.Match[str], msg: str) -> RetrievalErr
 
 
 def _missing(collection: str | None, _m: re.Match[str], msg: str) -> RetrievalError:
+    # No ``msg``: the engine's words name the store's path on the server, and users read this.
     return CollectionNotFoundError(
-        f"collection {collection!r} does not exist ({msg}); ingest into it first",
+        f"collection {collection!r} does not exist; ingest into it first",
         collection=collection,
     )
 

@@ -28,9 +28,9 @@ _Factory = Callable[[str | None, str, str], RetrievalError]
 
 
 def _not_found(collection: str | None, url: str, detail: str) -> RetrievalError:
+    # No server address: users read this in a failed job's result.
     return CollectionNotFoundError(
-        f"collection {collection!r} does not exist on Qdrant at {url} ({detail}); "
-        "ingest into it first",
+        f"collection {collection!r} does not exist ({detail}); ingest into it first",
         collection=collection,
     )
 

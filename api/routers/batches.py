@@ -22,13 +22,14 @@ from ragq.schemas.api import (
     BATCH_PATH,
     BATCH_RESULTS_PATH,
     BATCHES_PATH,
+    REF_TEMPLATE,
     BatchCreate,
     BatchList,
     BatchOut,
     CancelOut,
     ErrorOut,
 )
-from ragq.schemas.ticket import ALL_SOURCES, SourceSelection, check_source_names
+from ragq.schemas.ticket import SourceSelection
 from ragq.settings import Settings
 from ragq.submission import BatchOptions, Caller
 
@@ -37,8 +38,7 @@ router = APIRouter(tags=["batches"],
                               422: {"model": ErrorOut}})
 
 UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
-    "application/json": {"schema": BatchCreate.model_json_schema(
-        ref_template="#/components/schemas/{model}")},
+    "application/json": {"schema": {"$ref": REF_TEMPLATE.format(model=BatchCreate.__name__)}},
     "application/jsonl": {"schema": {"type": "string", "format": "binary"}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary"}, "collection": {"type": "string"},
@@ -61,8 +61,7 @@ def _submit_json(settings: Settings, body: BatchCreate, caller: Caller) -> Batch
                            body.budget.model_dump(exclude_none=True) if body.budget else None,
                            body.metadata, body.sources)
     sent = submission.submit_tickets(settings, parsed, caller=caller, options=options,
-                                     collection=body.collection or settings.collection,
-                                     source=None)
+                                     collection=body.collection, source=None)
     return _created(settings, sent, caller)
 
 
@@ -73,21 +72,15 @@ def _submit_jsonl(settings: Settings, raw: Any, fields: dict[str, str], source: 
                            sources=_sources_field(fields.get("sources")))
     with raw:  # bytes: each line is decoded alone, so invalid UTF-8 fails only its line
         sent = submission.submit_stream(
-            settings, raw, collection=fields.get("collection") or settings.collection,
+            settings, raw, collection=fields.get("collection") or None,
             source=source, caller=caller, options=options)
     return _created(settings, sent, caller)
 
 
 def _sources_field(text: str | None) -> SourceSelection | None:
-    """The sources of a JSONL upload: "all", or comma-separated names."""
-    if not text:
-        return None
-    if text.strip() == ALL_SOURCES:
-        return ALL_SOURCES
-    try:
-        return check_source_names(tuple(n.strip() for n in text.split(",")))
-    except ValueError as exc:
-        raise InputError(str(exc), source="sources") from exc
+    """The sources of a JSONL upload: "all", or comma-separated names (none given: None; one
+    that names nothing, such as ",", is refused as ``ragq submit --sources`` refuses it)."""
+    return submission.parse_sources(text, source="sources") if text else None
 
 
 def _budget_field(text: str | None) -> dict[str, Any] | None:

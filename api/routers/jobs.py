@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
-from pydantic import ValidationError
+from fastapi import APIRouter, Body
 from starlette.concurrency import run_in_threadpool
 
 from ragq import submission
 from ragq.api.deps import CallerDep, SettingsDep
-from ragq.errors import InputError, LimitExceededError, NotFoundError
+from ragq.errors import InputError, NotFoundError
 from ragq.schemas.api import (
     JOB_EVIDENCE_PATH,
     JOB_LEDGER_PATH,
     JOB_PATH,
     JOBS_PATH,
+    REF_TEMPLATE,
     ErrorOut,
     JobCreate,
     JobOut,
 )
-from ragq.schemas.ticket import Ticket
 from ragq.settings import Settings
 from ragq.submission import Caller
 
@@ -29,32 +28,33 @@ router = APIRouter(tags=["jobs"],
                               422: {"model": ErrorOut}})
 
 
-def _ticket(settings: Settings, body: JobCreate) -> Ticket:
-    if len(body.question.strip()) > settings.max_question_chars:
-        raise LimitExceededError(
-            f"question is {len(body.question.strip())} characters, over the limit of "
-            f"{settings.max_question_chars} (RAGQ_MAX_QUESTION_CHARS)",
-            limit="max_question_chars", line=1)
-    data = body.model_dump(exclude_none=True, exclude={"collection"})
-    data.setdefault("custom_id", "job")
-    try:
-        return Ticket.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(f"invalid job: {submission.describe_ticket_error(exc)}") from exc
+JOB_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": {"$ref": REF_TEMPLATE.format(model=JobCreate.__name__)}}}}}
 
 
-def _submit(settings: Settings, body: JobCreate, caller: Caller) -> JobOut:
-    sent = submission.submit_job(settings, _ticket(settings, body), caller=caller,
-                                 collection=body.collection or settings.collection,
-                                 custom_id=body.custom_id is not None)
+def _submit(settings: Settings, body: dict[str, Any], caller: Caller) -> JobOut:
+    """The body read as a ticket by the one ticket parser (the same codes as a batch line's);
+    ``collection`` is the one field that is not the ticket's."""
+    fields = dict(body)
+    collection = fields.pop("collection", None)
+    if collection is not None and not isinstance(collection, str):
+        raise InputError("collection must be a string")
+    named_id = "custom_id" in fields
+    fields.setdefault("custom_id", "job")
+    ticket = submission.ticket_or_refusal(fields, max_question_chars=settings.max_question_chars)
+    sent = submission.submit_job(settings, ticket, caller=caller, collection=collection,
+                                 custom_id=named_id)
     view = submission.describe(settings, sent.job_id, caller=caller)
     return JobOut(**view, webhook_secret=sent.webhook_secret)
 
 
-@router.post(JOBS_PATH, status_code=201, response_model=JobOut,
+@router.post(JOBS_PATH, status_code=201, response_model=JobOut, openapi_extra=JOB_DOC,
              responses={422: {"model": ErrorOut}})
-async def create_job(body: JobCreate, settings: SettingsDep, caller: CallerDep) -> JobOut:
-    """Submit one question; its ACL is capped to the API key's."""
+async def create_job(body: Annotated[dict[str, Any], Body(include_in_schema=False)],
+                     settings: SettingsDep, caller: CallerDep) -> JobOut:
+    """Submit one question (a ticket, JobCreate); its ACL is capped to the API key's, and a
+    refused ticket gets the code a batch line would (``acl_not_allowed``, ``invalid_ticket``,
+    ``question_too_long``, ...)."""
     return await run_in_threadpool(_submit, settings, body, caller)
 
 

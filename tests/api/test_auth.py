@@ -38,7 +38,11 @@ def test_requests_without_a_valid_key_get_401(stack, api, make_key):
     assert httpx.get(f"{api}/v1/batches", headers=auth(key)).status_code == 401
 
 
-def test_a_tenant_never_sees_another_tenants_batches_or_jobs(stack, api, make_key, collection):
+def test_a_tenant_never_sees_another_tenants_batches_or_jobs(stack, api, make_key, collection,
+                                                             tmp_path):
+    # a named collection must hold documents (an empty one is refused: unknown_collection)
+    ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", SECRET_DOCS[1:]),
+                collection=collection)
     alice, bob = make_key("alice"), make_key("bob")
     created = httpx.post(f"{api}/v1/batches", headers=auth(alice), json={
         "collection": collection, "tickets": [{"custom_id": "x", "question": "Anything?"}]})

@@ -26,7 +26,7 @@ def test_a_run_and_a_backlog_report_what_the_stack_did(
     # tasks, so the test's stack describes only itself.
     for key in inherited_settings():
         monkeypatch.delenv(key)
-    questions = [q.question for q in load_questions(DATASET, None)]
+    questions = load_questions(DATASET, None)
     collection = collection_for(DATASET)
     with LoopbackLLM(0) as llm, bench_stack(tmp_path / "home", llm) as settings:
         ingest_path(settings, DATASET / "corpus.jsonl", collection=collection)

@@ -8,6 +8,7 @@ import pytest
 
 from ragq.evaluation.metrics import question_row, summarize
 from ragq.evaluation.run import EvalQuestion, _agentic_row, _by_route
+from ragq.schemas.ticket import Ticket
 
 
 def _row(*, found: list[str], cost: float, status: str = "completed", tokens: int = 0,
@@ -67,7 +68,7 @@ def test_cost_figures_split_by_route() -> None:
 
 
 def test_an_agentic_row_reads_status_and_tokens_from_the_result_line() -> None:
-    question = EvalQuestion(custom_id="q1", question="?", gold_doc_ids=["d1"])
+    question = EvalQuestion(Ticket(custom_id="q1", question="?", gold_doc_ids=["d1"]))
     result = {"custom_id": "q1", "status": "budget_exhausted", "route": "full",
               "evidence_doc_ids": ["d1"], "context_doc_ids": ["d1"],
               "usage": {"prompt_tokens": 120, "completion_tokens": 30, "cost_usd": 0.0042,
@@ -79,14 +80,14 @@ def test_an_agentic_row_reads_status_and_tokens_from_the_result_line() -> None:
 
 
 def test_a_result_without_usage_counts_as_free_and_unrouted() -> None:
-    question = EvalQuestion(custom_id="q1", question="?", gold_doc_ids=["d1"])
+    question = EvalQuestion(Ticket(custom_id="q1", question="?", gold_doc_ids=["d1"]))
     row = _agentic_row(question, {"custom_id": "q1", "status": "failed"})
     assert (row["status"], row["tokens"], row["cost_usd"], row["route"]) == (
         "failed", 0, 0.0, "none")
 
 
 def test_the_escalation_rate_counts_jobs_that_went_to_review_resolved_or_not() -> None:
-    question = EvalQuestion(custom_id="q1", question="?", gold_doc_ids=["d1"])
+    question = EvalQuestion(Ticket(custom_id="q1", question="?", gold_doc_ids=["d1"]))
     base = {"custom_id": "q1", "route": "escalate", "evidence_doc_ids": ["d1"],
             "context_doc_ids": ["d1"], "usage": {}}
     waiting = {**base, "status": "needs_review",

@@ -48,3 +48,17 @@ def drain_messages(settings: Settings, queue: Queue) -> list[tuple[dict[str, Any
 def drain(settings: Settings, queue: Queue) -> list[tuple[str, list[Any]]]:
     """Take every message waiting on ``queue``: (task name, positional args), in send order."""
     return [(headers["task"], list(body[0])) for headers, body in drain_messages(settings, queue)]
+
+
+def hold_documents(settings: Settings, collection: str, *, tenant: str | None = None) -> None:
+    """Record in the ledger that ``collection`` holds a document of ``tenant`` (default: the
+    settings'), as ingest records it, for front-door tests that run no worker: a submission
+    names only collections that hold documents (issue 31)."""
+    from ragq.ledger import register_source, session_scope, upsert_document
+    from ragq.workers.resources import resources_for
+
+    with session_scope(resources_for(settings).engine) as session:
+        register_source(session, tenant=tenant or settings.tenant, name=collection)
+        upsert_document(session, collection=collection, doc_id=f"{collection}-doc", title="",
+                        source_version="v1", content_hash="h", acl=["public"],
+                        authority_tier=2, chunk_count=1)

@@ -39,7 +39,7 @@ def test_a_poll_loop_and_every_reader_borrow_one_engine(memory_broker: Settings,
     monkeypatch.setattr(ragq.ledger, "make_engine",
                         lambda *a, **k: built.append(a) or real(*a, **k))
     settings = memory_broker
-    sent = submission.submit_tickets(settings, parsed(settings, tickets(2)), collection="c",
+    sent = submission.submit_tickets(settings, parsed(settings, tickets(2)), collection=None,
                                      source=None)
     routed = drain(settings, Queue.MODELS)
     assert routed == [(Task.ROUTE, [job_id]) for job_id in sent.job_ids]
@@ -69,7 +69,7 @@ def test_a_cancel_enqueues_the_events_it_ended(memory_broker: Settings):
     settings = memory_broker.model_copy(update={"webhook_allow_private": True})
     records = tickets(3)
     records[0] = {**records[0], "webhook_url": HOOK}  # a job with a webhook of its own
-    sent = submission.submit_tickets(settings, parsed(settings, records), collection="c",
+    sent = submission.submit_tickets(settings, parsed(settings, records), collection=None,
                                      source=None, options=BatchOptions(webhook_url=HOOK))
     assert sent.webhook_secret and sent.webhook_secret.startswith("whsec_")
     assert submission.cancel(settings, sent.batch_id) == 3
@@ -86,7 +86,7 @@ def test_a_cancel_enqueues_the_events_it_ended(memory_broker: Settings):
 def test_a_batch_of_only_bad_lines_ends_at_once_and_its_event_is_sent(memory_broker: Settings):
     settings = memory_broker.model_copy(update={"webhook_allow_private": True})
     sent = submission.submit_tickets(settings, parsed(settings, ["{not json", '{"x": 1}']),
-                                     collection="c", source=None,
+                                     collection=None, source=None,
                                      options=BatchOptions(webhook_url=HOOK))
     assert (sent.job_ids, sent.errors) == ([], 2)
     assert len(drain(settings, Queue.BOOKKEEPING)) == 1
@@ -99,9 +99,9 @@ def test_a_batch_shows_the_same_cost_in_the_list_as_in_its_details(memory_broker
     from ragq.submission import Caller
 
     settings = memory_broker
-    spent = submission.submit_tickets(settings, parsed(settings, tickets(2)), collection="c",
+    spent = submission.submit_tickets(settings, parsed(settings, tickets(2)), collection=None,
                                       source=None)
-    idle = submission.submit_tickets(settings, parsed(settings, tickets(1)), collection="c",
+    idle = submission.submit_tickets(settings, parsed(settings, tickets(1)), collection=None,
                                      source=None)
     with session_scope(resources_for(settings).engine) as session:
         for n, job_id in enumerate(spent.job_ids):
@@ -117,9 +117,10 @@ def test_a_batch_shows_the_same_cost_in_the_list_as_in_its_details(memory_broker
 
 def test_ask_keeps_a_custom_id_given_or_made(memory_broker: Settings):
     settings = memory_broker
-    given = submission.ask(settings, "How do I rotate a key?", collection="c", acl=["public"],
-                           custom_id="ticket-42")
-    made = submission.ask(settings, "How do I rotate a key?", collection="c", acl=["public"])
+    given = submission.ask(settings, {"question": "How do I rotate a key?", "acl": ["public"],
+                                      "custom_id": "ticket-42"}, collection=None)
+    made = submission.ask(settings, {"question": "How do I rotate a key?", "acl": ["public"]},
+                          collection=None)
     drain(settings, Queue.MODELS)
     assert submission.describe(settings, given)["custom_id"] == "ticket-42"
     assert re.fullmatch(r"ask-\d{8}T\d{6}Z", submission.describe(settings, made)["custom_id"])

@@ -40,7 +40,7 @@ def submit(settings: Settings, n: int, *, acl: list[str] | None = None,
                 **({"acl": acl} if acl else {})} for i in range(n)]
     parsed = submission.read_tickets([json.dumps(r) for r in records],
                                      limits=submission.limits_of(settings), source="t")
-    sent = submission.submit_tickets(settings, parsed, collection="c", source=None,
+    sent = submission.submit_tickets(settings, parsed, collection=None, source=None,
                                      options=BatchOptions(webhook_url=webhook_url))
     drain(settings, Queue.MODELS)
     return sent

@@ -45,7 +45,7 @@ def _submit(settings: Settings, tickets: list[dict[str, Any]], sources: Any = No
             ) -> submission.Submitted:
     lines = [json.dumps(t) for t in tickets]
     parsed = submission.read_tickets(lines, limits=submission.limits_of(settings), source="t")
-    return submission.submit_tickets(settings, parsed, collection="default", source=None,
+    return submission.submit_tickets(settings, parsed, collection=None, source=None,
                                      options=BatchOptions(sources=sources))
 
 

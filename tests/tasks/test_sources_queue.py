@@ -14,7 +14,15 @@ from sqlalchemy import select
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import session_scope
 from ragq.ledger.models import EvidenceItemRow, SubQueryRow
-from ragq.submission import BatchOptions, caller_of, results, source_list, submit_file, wait
+from ragq.submission import (
+    BatchOptions,
+    caller_of,
+    errors,
+    results,
+    source_list,
+    submit_file,
+    wait,
+)
 from ragq.workers.wiring import build_ledger_engine
 from tests.tasks.test_flow import write_jsonl
 from tests.tasks.test_sources import CORPUS, DESCRIPTIONS, QUESTION
@@ -70,3 +78,31 @@ def test_a_batch_over_two_sources_is_answered_from_both(stack, tmp_path):
                                       .where(EvidenceItemRow.job_id == result["job_id"])))
     assert sources == {names[API]}
     assert "refunds" not in result["evidence_doc_ids"]
+
+
+def test_a_ticket_naming_no_source_searches_every_source_of_its_tenant(stack, tmp_path):
+    """Issue 31: customers do not know collections. Two collections ingested, none the default
+    one: a ticket naming no source completes, citing the collection that holds its answer; a
+    ticket naming a collection that holds nothing is refused at submission, in the errors
+    file, with a message naming no server path."""
+    tag = uuid.uuid4().hex[:6]
+    # a tenant of this test alone, so no other test's default collection is its default
+    settings = stack.settings.model_copy(update={"tenant": f"tenant-{tag}"})
+    policies, runbooks = f"policies-{tag}", f"runbooks-{tag}"
+    ingest_path(settings, write_jsonl(tmp_path / "p.jsonl", CORPUS[BILLING]),
+                collection=policies)
+    ingest_path(settings, write_jsonl(tmp_path / "r.jsonl", CORPUS[API]), collection=runbooks)
+    tickets = write_jsonl(tmp_path / "t.jsonl", [
+        {"custom_id": "refunds", "question": "How many days after purchase can annual plans "
+                                             "be refunded?"}])
+    sent = submit_file(settings, tickets, collection=None)
+    assert wait(settings, sent.batch_id, timeout_s=180)["status"] == "completed"
+    (result,) = results(settings, sent.batch_id)
+    assert result["status"] == "completed", result
+    assert ("refunds", policies) in {(c["doc_id"], c["source"]) for c in result["citations"]}
+
+    refused = submit_file(settings, tickets, collection=f"nothing-here-{tag}")
+    (error,) = errors(settings, refused.batch_id)
+    assert error["error"]["code"] == "unknown_collection" and error["line"] == 1
+    assert policies in error["error"]["message"] and "/" not in error["error"]["message"]
+    assert str(settings.home) not in error["error"]["message"]

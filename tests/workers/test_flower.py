@@ -103,8 +103,9 @@ def test_the_workers_of_a_stack_with_flower_send_events_from_the_start_and_keep_
 def test_flower_shows_the_tasks_of_a_job_by_its_id(full_stack):
     settings = full_stack
     base = f"http://127.0.0.1:{settings.flower_port}"
-    job_id = submission.ask(settings, "Who wrote the manual?", collection="nothing_here",
-                            acl=["public"])
+    # nothing ingested and no collection named: the job searches the default collection
+    job_id = submission.ask(settings, {"question": "Who wrote the manual?", "acl": ["public"]},
+                            collection=None)
     submission.wait(settings, job_id, timeout_s=60)
 
     def job_tasks() -> list[dict]:
