@@ -30,7 +30,7 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _CODE_LINE = re.compile(
     r"[{}]|\w\s*=\s*[\w\"'\[{(.-]|[\"'][\w.-]+[\"']\s*:|\w\((?:|[^)]{3,})\)|^\s*(?:\$|>>>|#!|curl\s|"
     r"import\s|from\s+\S+\s+import\s|def\s|class\s|const\s|let\s|var\s)"
-    r"|\b\d{1,2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE)\b|HTTP/\d|\w\.\w+\(")
+    r"|\b\d{1,2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE)\b|HTTP/\d|\w\.\w+\(|\w\[\d*\]|\)\.\w")
 _HEADING_MARK = re.compile(r"^\s*#{1,6}\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 SAME_CLAIM = 0.6  # Jaccard of the sentences' content words, numbers taken out
@@ -53,8 +53,8 @@ def _unit(raw: str | None) -> str:
 
 def code_like(line: str) -> bool:
     """Whether a line reads as code, a payload or a log line rather than prose: braces, an
-    assignment or keyword argument, a quoted key, a call, a shell or REPL prompt, a clock
-    time or a log level."""
+    assignment or keyword argument, a quoted key, a call, an index or a chained attribute, a
+    shell or REPL prompt, a clock time or a log level."""
     return bool(_CODE_LINE.search(line))
 
 

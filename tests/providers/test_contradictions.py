@@ -108,6 +108,7 @@ def test_headings_give_sections_and_code_lines_never_stand_as_prose() -> None:
     flat = [(heading, " ".join(body.split())) for heading, body in sections(text)]
     assert flat == [("", "Intro line."), ("Pricing", "- Annual fee: $5 Plain prose: 30 days.")]
     assert code_like("max_tokens=1024") and code_like('"max_tokens": 1,')
+    assert code_like(").content[0].text") and code_like("$ pip install anthropic==0.3")
     assert not code_like("Refund(s) are paid within 5 business days.")
 
 
