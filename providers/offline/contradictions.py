@@ -5,9 +5,13 @@ about the same subject with a different number, date or duration ("refunds withi
 The same wording is not enough: the subject each sentence is about (the names of its chunk's
 title, its section heading and the sentence, ``subjects``) must be the same too, so a catalogue
 ("Annual fee: $0.00" on one card's page, "$50.00" on another's) or two people's birth years is
-no conflict. Code, example payloads and logs state no facts (two examples may set
-``max_tokens`` to 1 and to 1024): their lines are never claims, and a number inside inline code
-is a literal of an example, not a value.
+no conflict; so must what the numbers count ("4 personal accounts" and "6 business accounts"
+are two limits), and pages whose titles say the same of two things ("Closing personal
+accounts", "Closing business accounts") are about two subjects.
+
+Code, example payloads and logs state no facts (two examples may set ``max_tokens`` to 1 and to
+1024): their lines are never claims, and a number inside inline code is a literal of an
+example, not a value.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragq.orchestration.conflicts import same_subject
-from ragq.orchestration.text import content_words, stem
+from ragq.orchestration.text import STOPWORDS, content_words, stem
 from ragq.providers.offline.lexicon import is_heading, sentences
-from ragq.providers.offline.subjects import subject
+from ragq.providers.offline.subjects import sibling_titles, subject
 from ragq.schemas.flow import Contradiction, Evidence
 
 _QUANTITY = re.compile(
@@ -31,6 +35,7 @@ _CODE_LINE = re.compile(
     r"[{}]|\w\s*=\s*[\w\"'\[{(.-]|[\"'][\w.-]+[\"']\s*:|\w\((?:|[^)]{3,})\)|^\s*(?:\$|>>>|#!|curl\s|"
     r"import\s|from\s+\S+\s+import\s|def\s|class\s|const\s|let\s|var\s)"
     r"|\b\d{1,2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE)\b|HTTP/\d|\w\.\w+\(|\w\[\d*\]|\)\.\w")
+_COUNTED = re.compile(r"[^\S\n]*((?:[A-Za-z][A-Za-z'-]*[^\S\n]*){1,4})")
 _HEADING_MARK = re.compile(r"^\s*#{1,6}\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 SAME_CLAIM = 0.6  # Jaccard of the sentences' content words, numbers taken out
@@ -42,6 +47,7 @@ class _Claim:
     sentence: str
     doc_id: str
     chunk_id: str
+    title: str
     subject: str
     frame: frozenset[str]
     values: tuple[tuple[str, str], ...]  # (number, unit)
@@ -49,6 +55,21 @@ class _Claim:
 
 def _unit(raw: str | None) -> str:
     return stem((raw or "").lower().rstrip("s")) if raw else ""
+
+
+def counted(prose: str, end: int, raw_unit: str | None) -> str:
+    """What the number ending at ``end`` counts or measures: the words right after it, up to
+    the first stopword or punctuation ("4 personal checking accounts", "14 days of purchase":
+    "days"), else its unit sign ("%"). Two numbers of different things never conflict."""
+    if prose[end:].lstrip().startswith("%"):
+        return "%"
+    words = _COUNTED.match(prose, end)
+    phrase = []
+    for word in (words.group(1).split() if words else []):
+        if word.lower() in STOPWORDS:
+            break
+        phrase.append(_unit(word))
+    return " ".join(phrase) or _unit(raw_unit)
 
 
 def code_like(line: str) -> bool:
@@ -89,18 +110,19 @@ def _claims(context: Sequence[Evidence]) -> list[_Claim]:
                 if code_like(sentence):
                     continue
                 prose = _INLINE_CODE.sub(" ", sentence)
-                values = tuple((m.group(1), _unit(m.group(2)))
+                values = tuple((m.group(1), counted(prose, m.end(1), m.group(2)))
                                for m in _QUANTITY.finditer(prose))
                 if not values:
                     continue
                 frame = frozenset(stem(w) for w in content_words(_QUANTITY.sub(" ", prose)))
                 about = subject(sentence, heading=heading, title=item.title, body=item.text)
-                out.append(_Claim(sentence, item.doc_id, item.chunk_id, about, frame, values))
+                out.append(_Claim(sentence, item.doc_id, item.chunk_id, item.title, about,
+                                  frame, values))
     return out
 
 
 def _conflict(a: _Claim, b: _Claim) -> bool:
-    if not same_subject(a.subject, b.subject):
+    if not same_subject(a.subject, b.subject) or sibling_titles(a.title, b.title):
         return False
     shared = a.frame & b.frame
     if len(shared) < MIN_SHARED or len(shared) / len(a.frame | b.frame) < SAME_CLAIM:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from ragq.orchestration.text import content_words, stem
 from ragq.providers.offline.lexicon import CONNECTORS, MONTHS, entity_spans
 
 _MARKED = re.compile(r"^(?:[A-Z][A-Z0-9&]+|[A-Za-z]+[a-z][A-Z]\w*|[A-Za-z]+\d\w*)$")
@@ -28,6 +29,7 @@ _HEAD = re.compile(r"^(.{2,60}?)\s*(?::|\s[-–—|]\s)\s*\S")
 _VALUE = re.compile(r"^[\d.,:/%$€£]+$")
 MIN_TITLE_CASE_WORDS = 2  # capitalised long words that make a line title case
 LONG_WORD = 4  # shorter words ("for", "and", "To") are left lowercase or not by habit
+MIN_SHARED_TITLE_WORDS = 2  # one shared word ("accounts") makes no parallel titles
 
 
 def _plain(word: str) -> bool:
@@ -112,3 +114,28 @@ def subject(sentence: str, *, heading: str = "", title: str = "", body: str = ""
     and the sentence give, joined with "; " ("" when none names anything)."""
     names = [*line_names(title, body), *line_names(heading, body), *sentence_names(sentence)]
     return "; ".join(dict.fromkeys(names))
+
+
+def _title_words(title: str) -> set[str]:
+    """The words of the part of a title that names its subject: the head of a "Name: aspect"
+    title whose head stands as a name, else the whole title; numbers left out."""
+    head = _HEAD.match(title.strip())
+    if head and _is_name(head.group(1)) and _stands(head.group(1), ""):
+        title = head.group(1)
+    return {stem(w) for w in content_words(title) if not any(c.isdigit() for c in w)}
+
+
+def sibling_titles(a: str, b: str) -> bool:
+    """Whether two page titles say the same thing of two different things: each has words the
+    other lacks ("personal" / "business" in "Closing personal checking accounts" and "Closing
+    business checking accounts") and they share two words or more, at least as many as either
+    adds. Of a "Name:
+    aspect" title only the name counts ("Nimbus Card: Fees" and "Nimbus Card: Questions" are
+    one card's pages). Numbers are
+    left out: two editions of one policy are one subject. A title that only adds words to the
+    other ("Tom Waits discography") is no sibling: it may be about the same thing."""
+    words_a, words_b = _title_words(a), _title_words(b)
+    only_a, only_b = words_a - words_b, words_b - words_a
+    shared = len(words_a & words_b)
+    return bool(only_a and only_b) and shared >= max(MIN_SHARED_TITLE_WORDS, len(only_a),
+                                                     len(only_b))

@@ -63,6 +63,27 @@ def test_two_people_or_two_clubs_are_no_contradiction() -> None:
     assert len(detect([waits, discography])) == 1  # one person, two years: a conflict
 
 
+def test_limits_on_two_different_things_are_no_contradiction() -> None:
+    personal = ev("open-personal", "A customer may hold at most 4 personal savings accounts.",
+                  title="Opening accounts")
+    business = ev("open-business", "A customer may hold at most 6 business savings accounts.",
+                  title="Opening accounts", chunk=1)
+    stricter = ev("limits", "A customer may hold at most 3 personal savings accounts.",
+                  title="Account limits")
+    assert detect([personal, business]) == []
+    assert len(detect([personal, stricter])) == 1  # the same thing counted: a conflict
+
+
+def test_sibling_pages_are_two_subjects_but_two_editions_are_one() -> None:
+    def page(doc: str, title: str, fee: str) -> Evidence:
+        return ev(doc, f"- Early closure fee: {fee} if closed within 60 days", title=title)
+
+    assert detect([page("p", "Internal: Closing Personal Savings Accounts", "$15"),
+                   page("b", "Internal: Closing Business Savings Accounts", "$50")]) == []
+    assert len(detect([page("old", "Closing fees (2023 edition)", "$15"),
+                       page("new", "Closing fees (2024 edition)", "$50")])) == 1
+
+
 def test_code_samples_payloads_and_logs_are_no_contradiction() -> None:
     payload = ev("request", 'A basic request:\n```json\n{"model": "m", "max_tokens": 1,\n'
                             ' "messages": []}\n```\nThe response follows.', title="Basic request")
