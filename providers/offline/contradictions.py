@@ -11,7 +11,9 @@ accounts", "Closing business accounts") are about two subjects.
 
 Code, example payloads and logs state no facts (two examples may set ``max_tokens`` to 1 and to
 1024): their lines are never claims, and a number inside inline code is a literal of an
-example, not a value.
+example, not a value. Nor is a number the page's title or the subject's name carries (the
+"2003–04" of a season's page, the "40" of the "Heinkel HD 40"): it says which thing the page is
+about, not what it says of it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ragq.schemas.flow import Contradiction, Evidence
 _QUANTITY = re.compile(
     r"\b(\d+(?:[.,]\d+)?)\s*(%|percent|seconds?|minutes?|hours?|days?|weeks?|months?|years?|"
     r"tokens?|requests?|mb|gb|kb|dollars?|usd|times)?\b", re.I)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _CODE_LINE = re.compile(
@@ -110,12 +113,13 @@ def _claims(context: Sequence[Evidence]) -> list[_Claim]:
                 if code_like(sentence):
                     continue
                 prose = _INLINE_CODE.sub(" ", sentence)
+                about = subject(sentence, heading=heading, title=item.title, body=item.text)
+                names = _NUMBER.findall(f"{item.title} {about}")
                 values = tuple((m.group(1), counted(prose, m.end(1), m.group(2)))
-                               for m in _QUANTITY.finditer(prose))
+                               for m in _QUANTITY.finditer(prose) if m.group(1) not in names)
                 if not values:
                     continue
                 frame = frozenset(stem(w) for w in content_words(_QUANTITY.sub(" ", prose)))
-                about = subject(sentence, heading=heading, title=item.title, body=item.text)
                 out.append(_Claim(sentence, item.doc_id, item.chunk_id, item.title, about,
                                   frame, values))
     return out

@@ -84,6 +84,17 @@ def test_sibling_pages_are_two_subjects_but_two_editions_are_one() -> None:
                        page("new", "Closing fees (2024 edition)", "$50")])) == 1
 
 
+def test_a_number_naming_the_subject_is_no_value() -> None:
+    def season(doc: str, years: str, nth: str) -> Evidence:
+        return ev(doc, f"The {years} league season was the {nth} season for the Riverside "
+                       "Rovers in the league.", title=f"{years} Riverside Rovers season")
+
+    assert detect([season("a", "2003–04", "15th"), season("b", "1997–98", "ninth")]) == []
+    edition = ev("old", "Refunds are issued within 14 days.", title="Refund policy (2023)")
+    assert len(detect([edition, ev("new", "Refunds are issued within 30 days.",
+                                   title="Refund policy (2024)")])) == 1
+
+
 def test_code_samples_payloads_and_logs_are_no_contradiction() -> None:
     payload = ev("request", 'A basic request:\n```json\n{"model": "m", "max_tokens": 1,\n'
                             ' "messages": []}\n```\nThe response follows.', title="Basic request")
