@@ -31,6 +31,7 @@ COST: list[Column] = [
     ("cost_per_correct_answer", "$/correct", "{:.6f}"),
     ("budget_exhaustion_rate", "exhausted", "{:.1%}"),
     ("escalation_rate", "review", "{:.1%}"),
+    ("contradiction_review_rate", "conflict", "{:.1%}"),
     ("latency_ms_p50", "p50 ms", "{:,.0f}"), ("latency_ms_p95", "p95 ms", "{:,.0f}"),
 ]
 """The printed figures; p95 of calls, EM and totals are in the JSON report only."""
@@ -40,7 +41,7 @@ FLOW_NA: dict[str, set[str]] = {
     # The baseline writes no answer, and its latency is one batched search divided by the
     # questions of the batch: the same number for each, not a per-question latency.
     "baseline": {"answer_f1", "answer_in_text", "latency_ms_p50", "latency_ms_p95",
-                 "escalation_rate"},
+                 "escalation_rate", "contradiction_review_rate"},
 }
 """Figures the JSON report carries for a flow that mean nothing for it."""
 
@@ -127,6 +128,7 @@ def tables(report: dict[str, Any], width: int = TABLE_WIDTH) -> list[Table]:
                "per question)")
     cost = ("cost and effort per question ($/correct = total cost / all-gold questions; "
             "exhausted = budget_exhausted jobs; review = jobs escalated to the review queue; "
+            "conflict = of them, for a contradiction; "
             f"{NOT_APPLICABLE} = does not apply)")
     by_source = [source_table(report)] if report.get("sources") else []
     return [*_tables(report, quality, QUALITY, width), *_tables(report, cost, COST, width),

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ragq.orchestration.flow.review import CONTRADICTIONS
 from ragq.schemas.statuses import JobStatus
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -65,8 +66,9 @@ def answer_recall(prediction: str, answers: Sequence[str]) -> float:
 
 def _cost_figures(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
     """Cost per correct answer (total cost / all-gold questions; None when none is correct),
-    budget exhaustion rate, the share of jobs escalated to the review queue, and mean tokens
-    (prompt + completion)."""
+    budget exhaustion rate, the share of jobs escalated to the review queue (the review rate)
+    and of those escalated for a contradiction among them, and mean tokens (prompt +
+    completion)."""
     n = len(rows)
     total = sum(float(r.get("cost_usd", 0.0)) for r in rows)
     correct = sum(1 for r in rows if r.get("all_gold"))
@@ -77,6 +79,8 @@ def _cost_figures(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
         "cost_per_correct_answer": total / correct if correct else None,
         "budget_exhaustion_rate": exhausted / n,
         "escalation_rate": sum(1 for r in rows if r.get("escalated")) / n,
+        "contradiction_review_rate": sum(
+            1 for r in rows if CONTRADICTIONS in r.get("review_reasons", ())) / n,
         "tokens_mean": sum(float(r.get("tokens", 0)) for r in rows) / n,
     }
 
@@ -119,12 +123,14 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
 def question_row(gold: Sequence[str], answers: Sequence[str], *, evidence: Sequence[str],
                  context: Sequence[str], answer: str, retrieval_calls: int, model_calls: int,
                  latency_ms: float, cost_usd: float, route: str, status: str = JobStatus.COMPLETED,
-                 tokens: int = 0, escalated: bool = False) -> dict[str, Any]:
+                 tokens: int = 0, escalated: bool = False,
+                 review_reasons: Sequence[str] = ()) -> dict[str, Any]:
     """The per-question figures one result (agentic or baseline) contributes; ``status`` is the
     job's status, ``tokens`` its prompt plus completion tokens, ``escalated`` whether it went
-    to the review queue."""
+    to the review queue and ``review_reasons`` why (``review.reasons`` of its result)."""
     return {
         "route": route, "status": status, "tokens": tokens, "escalated": escalated,
+        "review_reasons": list(review_reasons),
         "evidence_recall": recall(gold, evidence),
         "context_recall": recall(gold, context), "all_gold": float(set(gold) <= set(context)),
         "retrieval_calls": retrieval_calls, "model_calls": model_calls,

@@ -115,7 +115,8 @@ def _agentic_row(question: EvalQuestion, result: dict[str, Any]) -> dict[str, An
         latency_ms=usage.get("latency_ms", 0), cost_usd=usage.get("cost_usd", 0.0),
         route=result.get("route") or "none", status=result.get("status") or "",
         tokens=usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
-        escalated=result.get("review") is not None)
+        escalated=result.get("review") is not None,
+        review_reasons=(result.get("review") or {}).get("reasons") or ())
 
 
 def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,

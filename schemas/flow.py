@@ -220,6 +220,10 @@ class Contradiction(_Contract):
     statements: list[str]
     doc_ids: list[str]
     chunk_ids: list[str] = Field(default_factory=list)  # the chunk of each statement, in order
+    #: What each statement is about (product, plan, policy or entity), in order; "" where it
+    #: names nothing particular. Sides about different subjects are no contradiction
+    #: (``orchestration.conflicts``).
+    subjects: list[str] = Field(default_factory=list)
     reason: str = ""
 
 

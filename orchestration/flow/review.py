@@ -6,9 +6,11 @@ reason is a setting of :class:`ReviewPolicy` (so each can be turned off):
 
 - ``route:<route>`` — the job took a route listed in ``routes`` (default ``escalate``: the
   router's *investigative* tickets);
-- ``contradictions`` — the answer reports a contradiction that authority does not settle: its
-  most authoritative side (lowest ``authority_tier``) is not alone (or a side's tier is
-  unknown). A conflict where one source outranks every other is resolved by that source;
+- ``contradictions`` — the answer reports a contradiction about one subject that authority
+  does not settle: its most authoritative side (lowest ``authority_tier``) is not alone (or a
+  side's tier is unknown). A conflict where one source outranks every other is resolved by
+  that source; one whose sides name different subjects (two products' fees) is no conflict
+  at all (:func:`~ragq.orchestration.conflicts.one_subject`, whatever provider reported it);
 - ``low_confidence`` — the last verifier verdict's confidence is below ``min_confidence``
   (jobs never verified, e.g. routed ``simple``, have no confidence to judge and are not
   escalated for it).
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ragq.orchestration.conflicts import one_subject
 from ragq.schemas.flow import Contradiction, DraftAnswer
 from ragq.schemas.statuses import REVIEWABLE_JOB_STATUSES, JobStatus
 
@@ -67,7 +70,8 @@ def escalation_reasons(*, policy: ReviewPolicy, outcome: JobStatus, route: str |
     reasons: list[str] = []
     if route is not None and route in policy.routes:
         reasons.append(f"{ROUTE_REASON}{route}")
-    if policy.contradictions and any(unresolved(c, tiers) for c in draft.contradictions):
+    if policy.contradictions and any(one_subject(c) and unresolved(c, tiers)
+                                     for c in draft.contradictions):
         reasons.append(CONTRADICTIONS)
     if policy.min_confidence > 0 and confidences and confidences[-1] < policy.min_confidence:
         reasons.append(LOW_CONFIDENCE)

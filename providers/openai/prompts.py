@@ -72,8 +72,13 @@ SYSTEM: dict[ModelRole, str] = {
         "Answer the question from the context only, concisely. Cite every chunk the answer rests "
         "on by its exact chunk_id, with a short verbatim quote. If sources disagree, say so in "
         "the answer, cite both, and list the disagreement in contradictions (each statement "
-        "verbatim, with its chunk_id and doc_id in the same order). If the context does not "
-        "answer the question, say so and set insufficient to true."),
+        "verbatim, with its chunk_id, doc_id and subject in the same order). Sources disagree "
+        "only when they give different values for the same subject: subjects names the "
+        "product, plan, policy or entity each statement is about, from its passage's title, "
+        "headings and the sentence, in the same words when it is the same one. Different "
+        "products' prices, different people's dates, and code samples, example payloads or "
+        "logs are no contradiction. If the context does not answer the question, say so and "
+        "set insufficient to true."),
 }
 
 TICKET_SYNTHESIS = (

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ragq.orchestration.conflicts import about_one_subject
 from ragq.schemas.flow import (
     FINDING_ALTERNATIVES,
     Ask,
@@ -125,6 +126,7 @@ class ContradictionWire(_Wire):
     statements: list[str]
     doc_ids: list[str]
     chunk_ids: list[str]
+    subjects: list[str]
     reason: str
 
 
@@ -258,13 +260,19 @@ def _citations(cited: Sequence[CitationWire], context: Sequence[Evidence], insuf
 
 def _contradictions(found: Sequence[ContradictionWire], context: Sequence[Evidence]
                     ) -> list[Contradiction]:
+    """The reported contradictions whose sides are about one subject
+    (:func:`~ragq.orchestration.conflicts.about_one_subject`, the rule the offline detector
+    follows too); ids the context does not hold are dropped. Subjects that do not pair one to
+    one with the statements say nothing and are left out."""
     known_docs = {e.doc_id for e in context}
     known_chunks = {e.chunk_id for e in context}
-    return [Contradiction(topic=c.topic, statements=c.statements,
-                          doc_ids=[d for d in c.doc_ids if d in known_docs],
-                          chunk_ids=[k for k in c.chunk_ids if k in known_chunks],
-                          reason=c.reason)
-            for c in found]
+    return about_one_subject(
+        Contradiction(topic=c.topic, statements=c.statements,
+                      doc_ids=[d for d in c.doc_ids if d in known_docs],
+                      chunk_ids=[k for k in c.chunk_ids if k in known_chunks],
+                      subjects=c.subjects if len(c.subjects) == len(c.statements) else [],
+                      reason=c.reason)
+        for c in found)
 
 
 def to_ranking(w: RankingWire, candidates: Sequence[Evidence]) -> Ranking:

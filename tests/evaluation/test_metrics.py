@@ -98,3 +98,18 @@ def test_the_escalation_rate_counts_jobs_that_went_to_review_resolved_or_not() -
     assert [r["escalated"] for r in rows] == [True, True, False, False]
     assert summarize(rows)["escalation_rate"] == 0.5
     assert summarize([_row(found=["d1"], cost=0)])["escalation_rate"] == 0.0
+
+
+def test_the_review_rate_and_its_share_for_contradictions_read_the_review_reasons() -> None:
+    question = EvalQuestion(custom_id="q1", question="?", gold_doc_ids=["d1"])
+    base = {"custom_id": "q1", "route": "full", "evidence_doc_ids": ["d1"],
+            "context_doc_ids": ["d1"], "usage": {}, "status": "needs_review"}
+    conflict = {**base, "review": {"reasons": ["contradictions"], "outcome": "completed"}}
+    both = {**base, "review": {"reasons": ["route:escalate", "contradictions"],
+                               "outcome": "insufficient_evidence"}}
+    routed = {**base, "review": {"reasons": ["route:escalate"], "outcome": "completed"}}
+    plain = {**base, "status": "completed"}
+    rows = [_agentic_row(question, r) for r in (conflict, both, routed, plain)]
+    assert rows[1]["review_reasons"] == ["route:escalate", "contradictions"]
+    figures = summarize(rows)
+    assert (figures["escalation_rate"], figures["contradiction_review_rate"]) == (0.75, 0.5)

@@ -66,6 +66,14 @@ def test_a_contradiction_one_source_outranks_is_settled_by_it() -> None:
     assert not unresolved(three, {"a::0": 1, "b::0": 2, "c::0": 2})
 
 
+def test_a_contradiction_between_two_subjects_sends_nothing_to_review() -> None:
+    catalogue = CONFLICT.model_copy(update={"subjects": ["Pro plan", "Team plan"]})
+    one_plan = CONFLICT.model_copy(update={"subjects": ["Pro plan", "the pro plan"]})
+    assert reasons(draft=PLAIN.model_copy(update={"contradictions": [catalogue]})) == ()
+    assert reasons(draft=PLAIN.model_copy(update={"contradictions": [catalogue, one_plan]})
+                   ) == ("contradictions",)
+
+
 def test_the_last_verdict_below_the_threshold_is_low_confidence() -> None:
     policy = ReviewPolicy(min_confidence=0.5)
     assert reasons(policy=policy, confidences=(0.9, 0.4)) == ("low_confidence",)
