@@ -1,0 +1,75 @@
+"""A layer whose chord join is lost (its counter in the result backend gone, as when the backend
+restarts between the header's stores) is resumed by the sweeper from the ledger: every
+sub-query of the layer ended, so it sends the layer's follow-up, and the job ends, paying
+nothing twice. The join is dropped on purpose: the layer's pipelines are sent as a group with
+no chord body. Real tasks on Celery's in-process worker (tests/tasks/conftest.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from celery import group
+
+from ragq.ingestion.submit import ingest_path
+from ragq.ledger import get_job, session_scope
+from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
+from ragq.schemas.tasks import Task
+from ragq.settings import Settings
+from ragq.submission import submit_file
+from ragq.tasks.dispatch import CeleryDispatcher, step_signature
+from ragq.workers.client import client_app
+from ragq.workers.resources import resources_for
+from ragq.workers.sweeper import Sweeper
+from tests.tasks.test_flow import _used, ledger_counts, paid, write_jsonl
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# Two questions in one: the offline planner searches them side by side, in one layer.
+QUESTION = ("What uptime does the Enterprise plan commit to, and how fast does Enterprise "
+            "support answer urgent tickets?")
+
+
+def test_a_layer_whose_chord_join_was_lost_is_joined_by_the_sweeper(
+        queue: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dropped = threading.Event()
+    chord_layer = CeleryDispatcher.enqueue_layer
+
+    def without_join(self: CeleryDispatcher, job_id: str, round_: int, layer: int,
+                     indexes: Sequence[int]) -> None:
+        if len(indexes) < 2 or dropped.is_set():
+            chord_layer(self, job_id, round_, layer, indexes)
+            return
+        group(step_signature(self._app, Task.RETRIEVE, job_id, (round_, index))
+              for index in indexes).apply_async()
+        dropped.set()
+
+    monkeypatch.setattr(CeleryDispatcher, "enqueue_layer", without_join)
+    ingest_path(queue, EXAMPLES / "docs", collection="joins")
+    sent = submit_file(queue, write_jsonl(tmp_path / "t.jsonl", [
+        {"custom_id": "join", "question": QUESTION}]), collection="joins")
+    (job_id,) = sent.job_ids
+    engine = resources_for(queue).engine
+    sweeper = Sweeper(client_app(queue), engine,
+                      queue.model_copy(update={"stall_after_s": 1.0}), holder="test")
+
+    joined: list[str] = []
+    status = JobStatus.QUEUED
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        with session_scope(engine, readonly=True) as session:
+            status = get_job(session, job_id=job_id).status
+        if status in TERMINAL_JOB_STATUSES:
+            break
+        joined += sweeper.sweep().joined
+        time.sleep(0.5)
+
+    assert dropped.is_set(), "the plan had no layer of two sub-queries: nothing was dropped"
+    assert joined == [job_id]
+    assert status in {JobStatus.COMPLETED, JobStatus.INSUFFICIENT_EVIDENCE,
+                      JobStatus.NEEDS_REVIEW}
+    counts = ledger_counts(queue, job_id)
+    assert counts["answers"] == 1
+    assert _used(counts) == paid(queue, job_id)
