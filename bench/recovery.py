@@ -210,7 +210,7 @@ def drill_stack(home: Path, **servers: str) -> Iterator[Settings]:
                        **{f"RAGQ_{k.upper()}": v for k, v in servers.items()}})
     settings = build_settings()
     try:
-        supervisor.up(settings)
+        supervisor.up(settings, owner_pid=os.getpid())  # killed, the drill leaves nothing
         ingest_path(settings, EXAMPLES / "docs", collection="drill")
         yield settings
     finally:

@@ -209,6 +209,10 @@ def watch(settings: Settings, stop: threading.Event) -> None:
         state = load_state(settings)
         if state is None:
             return
+        if state.owner is not None and not state.owner.is_running():
+            _stop_orphaned_stack(settings, state)
+            stop.set()
+            return
         for record in state.processes:
             if record.name == SUPERVISOR or stop.is_set():
                 continue
@@ -219,6 +223,20 @@ def watch(settings: Settings, stop: threading.Event) -> None:
                 heal(settings, record.name, known_good_at=seen.get(record.name, time.time()))
             except Exception:  # keep watching the others; the next poll tries again
                 log.exception("could not restart %s", record.name)
+
+
+def _stop_orphaned_stack(settings: Settings, state: StackState) -> None:
+    """Stop every other process of a stack whose owner died without `ragq down` (a killed test
+    run), newest first as `down` does, and clear its record."""
+    from ragq.workers.processes import stop
+    from ragq.workers.stack_state import clear_state
+
+    assert state.owner is not None
+    log.warning("the stack's owner (pid %s) is gone: stopping the stack", state.owner.pid)
+    for record in reversed(state.processes):
+        if record.name != SUPERVISOR:
+            stop(record, timeout_s=10.0)
+    clear_state(settings)
 
 
 def _sweep_until(settings: Settings, stop: threading.Event) -> None:
