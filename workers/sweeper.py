@@ -16,9 +16,11 @@ again. Each round, the sweeper:
 3. moves each resumed job's deadline by the time it stood still, so an outage is not spent
    from the job's latency budget.
 
-It never asks the broker what is queued or held, so it works the same on Redis, Valkey and
-RabbitMQ. A job merely slow past the idle time gets its step twice; steps are keyed in the
-ledger, so a duplicate costs repeated work, never a double charge or row.
+It needs nothing from the broker, so it works the same on Redis, Valkey and RabbitMQ. A job
+merely slow past the idle time gets its step twice; steps are keyed in the ledger, so a
+duplicate costs repeated work, never a double charge or row. (Where queues can be read without
+taking messages off them — Redis protocol — a job whose message waits in a queue is left to it,
+so a backlog is not doubled.)
 
 Several replicas may run: a lease in the ledger (:mod:`ragq.ledger.sweeper_lease`) lets one act
 per round. It runs as `ragq sweeper` (the compose topology's ``sweeper`` service) and inside the
@@ -112,9 +114,11 @@ class Sweeper:
     def _resume_stalled(self) -> tuple[list[str], list[str]]:
         with session_scope(self._engine, readonly=True) as session:
             idle = idle_jobs(session, idle_s=self._settings.stall_after_s)
-            due = {job.job_id: self._due(session, job) for job in idle}
+        idle = self._not_queued(idle)
         if not idle:
             return [], []
+        with session_scope(self._engine, readonly=True) as session:
+            due = {job.job_id: self._due(session, job) for job in idle}
         with self._app.producer_or_acquire() as producer:  # the broker first: see waiting.py
             producer.connection.ensure_connection(max_retries=1)
         with session_scope(self._engine) as session:
@@ -129,6 +133,19 @@ class Sweeper:
             _send(dispatcher, job, due[job.job_id])
         joined = [job.job_id for job in resumed if due[job.job_id] != job.step]
         return [job.job_id for job in resumed], joined
+
+    def _not_queued(self, idle: list[IdleJob]) -> list[IdleJob]:
+        """``idle`` less the jobs with a message waiting in a flow queue, where the broker lets
+        queues be read without taking messages off them (Redis protocol): under a backlog a
+        job may wait its turn past the idle time, and sending its step again would only add
+        to the backlog. Elsewhere (RabbitMQ) all of them: a duplicate is harmless."""
+        from ragq.workers.redelivery import uses_redis_transport
+        from ragq.workers.stalls import queued_job_ids
+
+        if not idle or not uses_redis_transport(self._app):
+            return idle
+        queued = queued_job_ids(self._app)
+        return [job for job in idle if job.job_id not in queued]
 
     @staticmethod
     def _due(session: object, job: IdleJob) -> Step:
