@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -18,6 +19,7 @@ import pytest
 from celery import Celery
 from hypothesis import given
 from hypothesis import strategies as st
+from kombu import Queue as KombuQueue
 from sqlalchemy import Engine
 
 from ragq.ledger import add_job, make_engine, session_scope, upgrade
@@ -30,6 +32,7 @@ from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryStatus
 from ragq.schemas.tasks import Queue, Task
 from ragq.settings import Settings, build_settings
 from ragq.workers.app import create_app
+from ragq.workers.queues import route_task
 from ragq.workers.sweeper import Sweeper, due_step
 from tests.conftest import AMQP_URL, REDIS_URL, inherited_settings
 from tests.workers.test_stalls import _let_go_of_results
@@ -82,11 +85,22 @@ def world(request: pytest.FixtureRequest, tmp_path: Path,
     upgrade(settings.ledger_url)
     engine = make_engine(settings.ledger_url)
     app = create_app(settings, include_tasks=False)
+    # Queues of this test's own: a worker of another stack on the same broker (the session's
+    # RabbitMQ stack) must not take what the sweeper sends before the test reads it.
+    prefix = f"sweep-{uuid.uuid4().hex[:8]}."
+    app.conf.task_queues = [KombuQueue(prefix + q.value, routing_key=prefix + q.value)
+                            for q in Queue]
+    app.conf.task_routes = (lambda name, *_a, **_k:
+                            {"queue": prefix + route_task(name, None, None, None)["queue"]},)
+    app.amqp.queues = app.amqp.Queues(app.conf.task_queues)
     drain(app)
     try:
         yield World(settings, app, engine)
     finally:
         drain(app)
+        with app.connection_for_write() as connection:  # RabbitMQ keeps queues: delete them
+            for queue in app.amqp.queues.values():
+                queue.bind(connection.default_channel).delete()
         _let_go_of_results(app)  # while the server still runs (the valkey fixture ends after)
         app.close()
         engine.dispose()
@@ -97,9 +111,9 @@ def drain(app: Celery) -> list[tuple[str, str]]:
     sent = []
     with app.connection_for_write() as connection:
         channel = connection.default_channel
-        for queue in Queue:
-            app.amqp.queues[queue.value].bind(channel).declare()
-            while (message := channel.basic_get(queue.value, no_ack=True)) is not None:
+        for queue in app.amqp.queues.values():
+            queue.bind(channel).declare()
+            while (message := channel.basic_get(queue.name, no_ack=True)) is not None:
                 headers = message.headers
                 found = JOB_ID.search(f"{headers.get('argsrepr')} {headers.get('kwargsrepr')}")
                 sent.append((headers["task"], found.group(0) if found else ""))
