@@ -98,11 +98,44 @@ class LedgerCollector(Collector):
         yield GaugeMetricFamily("ragq_webhook_endpoints_disabled",
                                 "Webhook endpoints disabled by a 410.",
                                 value=snap.disabled_webhook_endpoints)
+        yield from self._recovery()
         depth = GaugeMetricFamily("ragq_queue_depth", "Messages waiting per queue.",
                                   labels=["queue"])
         for queue, n in queue_depths(effective_broker_url(self._settings)).items():
             depth.add_metric([queue], n)
         yield depth
+
+
+    def _recovery(self) -> Iterator[Metric]:
+        """Open and waiting jobs, jobs stalled past the idle time, and what the recovery
+        sweep has done (its lease's record in the ledger: every replica reports the same)."""
+        from ragq.ledger.stalls import idle_jobs
+        from ragq.ledger.sweeper_lease import sweeper_report
+        from ragq.ledger.waiting_line import open_job_count, waiting_job_count
+
+        with session_scope(self._engine, readonly=True) as session:
+            open_jobs, waiting = open_job_count(session), waiting_job_count(session)
+            stalled = len(idle_jobs(session, idle_s=self._settings.stall_after_s))
+            report = sweeper_report(session)
+        yield GaugeMetricFamily("ragq_open_jobs", "Jobs sent and not ended.", value=open_jobs)
+        yield GaugeMetricFamily("ragq_waiting_jobs", "Jobs waiting unsent in the waiting line.",
+                                value=waiting)
+        yield GaugeMetricFamily("ragq_stalled_jobs", "Open jobs nothing has moved for longer "
+                                "than RAGQ_STALL_AFTER_S (the sweeper resumes them).",
+                                value=stalled)
+        last = report.last_round_at.timestamp() if report and report.last_round_at else 0.0
+        yield GaugeMetricFamily("ragq_sweeper_last_round_timestamp_seconds",
+                                "When the recovery sweep last ran a round (0: never).",
+                                value=last)
+        for name, text, value in (
+                ("rounds", "Rounds the recovery sweep ran.", report.rounds if report else 0),
+                ("resumed_jobs", "Stalled jobs the sweep resumed.",
+                 report.resumed_jobs if report else 0),
+                ("joined_layers", "Layers whose lost chord join the sweep sent.",
+                 report.joined_layers if report else 0),
+                ("started_jobs", "Waiting jobs the sweep started.",
+                 report.started_jobs if report else 0)):
+            yield CounterMetricFamily(f"ragq_sweeper_{name}", text, value=value)
 
 
 def build_registry(settings: Settings, engine: Engine) -> CollectorRegistry:

@@ -281,6 +281,14 @@ def serve(
     service.serve(_settings(), host=host, port=port)
 
 
+@app.command()
+def sweeper() -> None:
+    """Resume jobs whose next message was lost, on any broker, from the ledger alone; start
+    waiting jobs. Run one or more beside workers that `ragq up` did not start (several
+    replicas take turns through a lease in the ledger)."""
+    service.sweeper(_settings())
+
+
 @service.keys_app.command("create")
 def keys_create(
     tenant: Annotated[str, typer.Option(metavar="TENANT", help="The tenant the key acts for.")],

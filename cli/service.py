@@ -29,6 +29,26 @@ def serve(settings: Settings, *, host: str | None, port: int | None) -> None:
     run(settings, host=host, port=port)
 
 
+def sweeper(settings: Settings) -> None:
+    """Run one replica of the recovery sweep in the foreground until SIGTERM or Ctrl-C."""
+    import logging
+    import signal
+    import threading
+
+    from ragq.ledger import upgrade
+    from ragq.workers.sweeper import run_sweeper
+
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    upgrade(settings.ledger_url)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    console.print(f"ragq sweeper: a round every {settings.sweeper_interval_s:g}s, "
+                  f"jobs idle {settings.stall_after_s:g}s resumed", highlight=False)
+    run_sweeper(settings, stop)
+
+
 def create_key(settings: Settings, *, tenant: str, acl: list[str], as_json: bool) -> None:
     """Create a key, print it once."""
     from ragq.ledger import create_api_key, session_scope, upgrade

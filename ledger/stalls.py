@@ -21,9 +21,9 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from ragq.ledger.models import BudgetChargeRow, JobRow, utcnow
+from ragq.ledger.models import BudgetChargeRow, JobRow, SubQueryRow, utcnow
 from ragq.orchestration.flow import Enqueue, EnqueueLayer
-from ragq.schemas.statuses import JobStatus
+from ragq.schemas.statuses import JobStatus, SubQueryStatus
 from ragq.schemas.tasks import Task
 
 #: A job in one of these is under way: started, not ended.
@@ -38,6 +38,10 @@ _OPEN_AND_SENT = or_(JobRow.status.in_(UNDER_WAY),
                      and_(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_not(None)))
 
 Step = Enqueue | EnqueueLayer
+
+#: A sub-query in one of these has ended: its pipeline will send nothing more.
+SUB_QUERY_ENDED = (SubQueryStatus.SUFFICIENT, SubQueryStatus.INSUFFICIENT, SubQueryStatus.FAILED,
+                   SubQueryStatus.SKIPPED)
 
 
 def step_json(step: Step) -> dict[str, Any]:
@@ -115,3 +119,12 @@ def mark_resumed(session: Session, job_ids: Sequence[str], *, now: datetime | No
 def record_next_step(session: Session, job_id: str, step: Step) -> None:
     session.connection().execute(update(JobRow).where(JobRow.id == job_id)
                                  .values(next_step=step_json(step)))
+
+
+def ended_sub_queries(session: Session, job_id: str, round_: int) -> set[int]:
+    """Indexes of the sub-queries of ``job_id``'s round ``round_`` that have ended: a layer
+    whose every sub-query is among them waits only for its join (``after_layer``)."""
+    return set(session.scalars(
+        select(SubQueryRow.index).where(SubQueryRow.job_id == job_id,
+                                        SubQueryRow.round == round_,
+                                        SubQueryRow.status.in_(SUB_QUERY_ENDED))))

@@ -26,7 +26,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from ragq.ledger.db import session_scope
 from ragq.ledger.models import TERMINAL_JOB_STATUSES, JobRow, JobStatus, utcnow
 
-__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "open_job_count"]
+__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "open_job_count",
+           "waiting_job_count"]
 
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
 _LINE_ORDER = (JobRow.created_at, JobRow.position, JobRow.id)  # a batch's in its line order
@@ -47,6 +48,13 @@ def open_job_count(session: Session) -> int:
     return int(session.scalar(
         select(func.count()).select_from(JobRow)
         .where(JobRow.status.in_(_OPEN), JobRow.dispatched_at.is_not(None))) or 0)
+
+
+def waiting_job_count(session: Session) -> int:
+    """Jobs queued and not sent yet: the backlog behind the window."""
+    return int(session.scalar(
+        select(func.count()).select_from(JobRow)
+        .where(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_(None))) or 0)
 
 
 def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[str]:

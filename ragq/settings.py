@@ -222,9 +222,15 @@ class Settings(BaseSettings):
         "0: no limit.")
     stall_after_s: float = Field(
         30.0, gt=0, le=86_400,
-        description="An open job nothing has moved for this long (no charge), whose tasks no "
-        "worker holds and no queue holds, gets its last message again from the supervisor: "
-        "it was lost with a broker or worker that died.")
+        description="An open job nothing has moved for this long (no charge) gets the step "
+        "that is due sent again by the sweeper: its message was lost with a broker or worker "
+        "that died, or its layer's chord join was lost. Steps are keyed, so a job merely this "
+        "slow pays nothing twice.")
+    sweeper_interval_s: float = Field(
+        5.0, gt=0, le=3600,
+        description="How often the sweeper (`ragq sweeper`, or the embedded stack's "
+        "supervisor) starts waiting jobs and resumes stalled ones. Of several replicas, the "
+        "one holding the ledger's lease acts; a lease lasts 3 rounds.")
     task_events: bool = Field(
         False, description="Workers send Celery task events from their first task. Off, they "
         "send none until a monitor asks (Flower does, as it connects): each costs every task "

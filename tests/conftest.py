@@ -162,7 +162,8 @@ def running_stack(overrides: dict[str, object], *, kind: str = "embedded") -> It
     os.environ.update({f"RAGQ_{k.upper()}": str(v) for k, v in overrides.items()})
     settings = build_settings()
     try:
-        supervisor.up(settings)
+        # Owned by this test run: killed before its `down`, the supervisor stops the stack.
+        supervisor.up(settings, owner_pid=os.getpid())
         yield Stack(settings, kind)
     finally:
         supervisor.down(settings)
@@ -208,7 +209,7 @@ def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     if request.param == "rabbitmq":
         assert AMQP_URL and REDIS_URL and POSTGRES_URL
         _purge_amqp(AMQP_URL)
-        results = _other_redis_db(REDIS_URL, 14)
+        results = _other_redis_db(REDIS_URL, int(REDIS_URL.rsplit("/", 1)[1] or 0) - 1)
         _flush_redis(results)
         db_url, db_name = _fresh_postgres_database(POSTGRES_URL)
         dropped = (POSTGRES_URL, db_name)

@@ -11,8 +11,9 @@ alone. Once the replacement is ready:
 2. every open job's deadline moves by the outage (:func:`ragq.ledger.extend_open_deadlines`),
    so time lost to a crash is not spent from a job's latency budget.
 
-Every few seconds it also starts the waiting jobs of a backlog that nobody started (see
-:mod:`ragq.ledger.waiting_line`).
+Beside it runs the recovery sweep (:mod:`ragq.workers.sweeper`, the code `ragq sweeper` runs
+in other topologies): it starts the waiting jobs of a backlog that nobody started and resumes
+the jobs whose next message was lost.
 
 Run as ``python -m ragq.workers.healing``; `ragq down` stops it first, so it never restarts what
 `down` is stopping.
@@ -42,9 +43,6 @@ T = TypeVar("T")
 
 SUPERVISOR = "supervisor"
 """The name of the resident supervisor's own record in the stack state."""
-
-WAITING_SWEEP_S = 5.0
-"""How often the supervisor starts waiting jobs that nobody started (see :func:`sweep_waiting`)."""
 
 HEALED_IDLE_S = 1.0
 """Right after a restart, a job nothing has moved for this long and nothing carries is resumed."""
@@ -199,17 +197,21 @@ def _extend_deadlines(settings: Settings, outage_s: float) -> None:
 
 
 def watch(settings: Settings, stop: threading.Event) -> None:
-    """Heal the recorded stack until ``stop`` is set or the stack is no longer recorded; sweep
-    the waiting line beside it, in its own thread, so a sweep waiting on a broker that is down
-    never holds back the restart of that broker."""
+    """Heal the recorded stack until ``stop`` is set or the stack is no longer recorded; run
+    the recovery sweep beside it, in its own thread, so a sweep waiting on a broker that is
+    down never holds back the restart of that broker."""
     sweeper = threading.Thread(target=_sweep_until, args=(settings, stop), daemon=True,
-                               name="waiting-line-sweep")
+                               name="recovery-sweep")
     sweeper.start()
     seen: dict[str, float] = {}
     while not stop.wait(settings.supervisor_poll_s):
         _reap_children()
         state = load_state(settings)
         if state is None:
+            return
+        if state.owner is not None and not state.owner.is_running():
+            _stop_orphaned_stack(settings, state)
+            stop.set()
             return
         for record in state.processes:
             if record.name == SUPERVISOR or stop.is_set():
@@ -223,10 +225,26 @@ def watch(settings: Settings, stop: threading.Event) -> None:
                 log.exception("could not restart %s", record.name)
 
 
+def _stop_orphaned_stack(settings: Settings, state: StackState) -> None:
+    """Stop every other process of a stack whose owner died without `ragq down` (a killed test
+    run), newest first as `down` does, and clear its record."""
+    from ragq.workers.processes import stop
+    from ragq.workers.stack_state import clear_state
+
+    assert state.owner is not None
+    log.warning("the stack's owner (pid %s) is gone: stopping the stack", state.owner.pid)
+    for record in reversed(state.processes):
+        if record.name != SUPERVISOR:
+            stop(record, timeout_s=10.0)
+    clear_state(settings)
+
+
 def _sweep_until(settings: Settings, stop: threading.Event) -> None:
-    while not stop.wait(WAITING_SWEEP_S):
-        sweep_waiting(settings)
-        sweep_stalled(settings)
+    """The recovery sweep every `RAGQ_SWEEPER_INTERVAL_S`: the same :class:`Sweeper` as
+    `ragq sweeper` runs, so an embedded stack heals lost messages as any topology does."""
+    from ragq.workers.sweeper import run_sweeper
+
+    run_sweeper(settings, stop)
 
 
 def sweep_waiting(settings: Settings) -> None:
@@ -240,19 +258,6 @@ def sweep_waiting(settings: Settings) -> None:
         start_waiting_jobs(client_app(settings), resources_for(settings).engine, settings)
     except Exception as exc:  # the next sweep tries again
         log.warning("starting waiting jobs failed: %s", exc)
-
-
-def sweep_stalled(settings: Settings) -> None:
-    """Resume the open jobs nothing carries any more: their next message was lost with a
-    broker or worker that died at the wrong moment (see :mod:`ragq.workers.stalls`)."""
-    try:
-        state = load_state(settings)
-        if state is None:
-            return
-        workers = _worker_count(state)
-        _resume_stalled(settings, workers, settings.stall_after_s)
-    except Exception as exc:  # the next sweep tries again
-        log.warning("resuming stalled jobs failed: %s", exc)
 
 
 def _reap_children() -> None:

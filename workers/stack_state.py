@@ -1,7 +1,9 @@
 """What `ragq up` started, recorded under $RAGQ_HOME/run so `down` and `status` find it again.
 
-Processes are identified by pid *and* start time, so a pid reused by an unrelated process after a
-reboot is never signalled.
+Processes are identified by pid, start time *and* command line, so a pid reused by an unrelated
+process is never signalled. A stack started for a process that may die without stopping it (a
+test run) records that *owner*: the resident supervisor stops the whole stack once its owner is
+gone, so a killed test run leaves no worker taking later runs' tasks.
 """
 
 from __future__ import annotations
@@ -36,15 +38,36 @@ class ProcessRecord(BaseModel):
     it held) was known good to the moment its replacement was ready."""
 
     def is_running(self) -> bool:
-        """True when this exact process (same pid and start time) is alive."""
+        """True when this exact process (same pid, start time and command line) is alive."""
         try:
             proc = psutil.Process(self.pid)
             return (
                 abs(proc.create_time() - self.create_time) < 1.0
                 and proc.status() != psutil.STATUS_ZOMBIE
+                and _same_command(proc, self.argv)
             )
         except psutil.Error:
             return False
+
+
+def _same_command(proc: psutil.Process, argv: list[str]) -> bool:
+    """The process runs ``argv``: the same command line, or the same executable when the
+    process rewrote its title (valkey-server does; a Celery worker does with setproctitle).
+    An empty ``argv`` matches."""
+    if not argv:
+        return True
+    try:
+        return proc.cmdline() == argv or proc.exe() == os.path.realpath(argv[0])
+    except psutil.AccessDenied:  # another user's process: start time alone decides
+        return True
+
+
+def owner_record(pid: int) -> ProcessRecord:
+    """The record of the process ``pid`` as the owner of a stack (its start time identifies
+    it). Raises psutil.NoSuchProcess when it is not running."""
+    proc = psutil.Process(pid)
+    return ProcessRecord(name="owner", pid=pid, create_time=proc.create_time(),
+                         argv=proc.cmdline(), log="")
 
 
 class StackState(BaseModel):
@@ -52,6 +75,9 @@ class StackState(BaseModel):
 
     broker_url: str | None = None
     processes: list[ProcessRecord] = Field(default_factory=list)
+    owner: ProcessRecord | None = None
+    """The process the stack lives for, when it was started for one (a test run): once it is
+    gone the resident supervisor stops the stack. None: it runs until `ragq down`."""
 
     def running(self) -> list[ProcessRecord]:
         return [p for p in self.processes if p.is_running()]

@@ -27,6 +27,7 @@ from ragq.workers.stack_state import (
     StackState,
     clear_state,
     load_state,
+    owner_record,
     save_state,
 )
 
@@ -88,9 +89,12 @@ def _start_valkey(settings: Settings) -> tuple[str, ProcessRecord]:
     return url, record
 
 
-def up(settings: Settings, *, flower: bool = False, api: bool = False) -> StackState:
+def up(settings: Settings, *, flower: bool = False, api: bool = False,
+       owner_pid: int | None = None) -> StackState:
     """Start the stack (idempotent: a running stack is returned as it is, and the dead parts
-    of a recorded stack are restarted alone, the broker on its port over its data).
+    of a recorded stack are restarted alone, the broker on its port over its data). With
+    ``owner_pid`` the stack lives only as long as that process: the resident supervisor stops
+    it once the owner is gone (a test run killed before its `down`).
 
     Raises StackError, after stopping whatever it had started, when a part fails to come up.
     """
@@ -103,7 +107,7 @@ def up(settings: Settings, *, flower: bool = False, api: bool = False) -> StackS
 
     settings.home.mkdir(parents=True, exist_ok=True)
     upgrade(settings.ledger_url)
-    state = StackState()
+    state = StackState(owner=owner_record(owner_pid) if owner_pid is not None else None)
     try:
         _start_all(settings, state, flower=flower, api=api)
     except BaseException:

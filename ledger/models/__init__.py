@@ -21,6 +21,7 @@ from ragq.ledger.models.planning import AskRow, PlanRow, SubQueryRow, Verificati
 from ragq.ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
 from ragq.ledger.models.review import ReviewRow
 from ragq.ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
+from ragq.ledger.models.sweeper import SweeperLeaseRow
 from ragq.ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "AnswerRow",
     "CitationRow",
     "ReviewRow",
+    "SweeperLeaseRow",
     "WebhookDeliveryRow",
     "WebhookEndpointRow",
     # corpus

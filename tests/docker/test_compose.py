@@ -53,7 +53,8 @@ def test_every_service_the_readme_names_is_in_the_compose_file(services):
 def test_ragq_services_set_only_settings_the_code_reads_and_those_it_needs(services):
     known = {f"RAGQ_{name.upper()}" for name in Settings.model_fields}
     ragq = _ragq_services(services)
-    assert set(ragq) == {"migrate", "worker-retrieval", "worker-general", "api", "flower"}
+    assert set(ragq) == {"migrate", "worker-retrieval", "worker-general", "sweeper", "api",
+                         "flower"}
     for name, service in ragq.items():
         env = {k for k in service["environment"] if k.startswith("RAGQ_")}
         assert env <= known, (name, env - known)
@@ -75,6 +76,14 @@ def test_workers_run_the_installed_celery_app_on_real_queues_covering_all(servic
             served |= set(queues)
     assert served == {q.value for q in Queue}
     assert module.app.main == "ragq"  # what `celery -A ragq.workers.app` loads
+
+
+def test_every_long_running_service_restarts_and_the_sweeper_runs(services):
+    once = {"migrate"}  # runs to its end, then the others start
+    for name, service in services.items():
+        if name not in once:
+            assert service.get("restart") == "unless-stopped", name
+    assert services["sweeper"]["command"] == ["ragq", "sweeper"]
 
 
 def test_flower_needs_a_password_and_the_api_listens_beyond_loopback(services):
@@ -113,6 +122,7 @@ def test_compose_config_accepts_the_file_and_asks_for_the_flower_password(tmp_pa
     tool = _compose_tool() or []
     env = {k: v for k, v in os.environ.items() if k != "FLOWER_BASIC_AUTH"}
     config = [*tool, "-f", str(COMPOSE), "config"]
+    env["GRAFANA_ADMIN_PASSWORD"] = "secret"
     good = subprocess.run(config, env={**env, "FLOWER_BASIC_AUTH": "admin:secret"},
                           capture_output=True, text=True, timeout=60)
     assert good.returncode == 0, good.stderr

@@ -19,7 +19,7 @@ from ragq.ledger import (
 )
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.models import utcnow
-from ragq.ledger.waiting_line import has_waiting
+from ragq.ledger.waiting_line import has_waiting, waiting_job_count
 from ragq.schemas.statuses import JobStatus
 from tests.ledger.conftest import Race
 from tests.ledger.test_jobs import finish, new_batch
@@ -107,3 +107,12 @@ def test_nothing_waits_once_every_job_was_sent_until_a_send_is_lost(engine: Engi
     start(engine, ids[0])
     start(engine, ids[1])
     assert not waits(now=later)
+
+
+def test_the_waiting_count_is_the_backlog_behind_the_window(engine: Engine):
+    new_batch(engine, 5)
+    with session_scope(engine, readonly=True) as session:
+        assert waiting_job_count(session) == 5
+    assert len(claim(engine)) == 3
+    with session_scope(engine, readonly=True) as session:
+        assert (waiting_job_count(session), opened(engine)) == (2, 3)

@@ -56,7 +56,7 @@ def full_stack(tmp_path_factory):
                               flower_port=flower_port, api_port=api_port)
     os.environ.update({"RAGQ_HOME": str(settings.home), "RAGQ_FLOWER_PORT": str(flower_port),
                        "RAGQ_API_PORT": str(api_port)})
-    supervisor.up(settings, flower=True, api=True)
+    supervisor.up(settings, flower=True, api=True, owner_pid=os.getpid())
     token = base64.b64encode(f"{FLOWER_USER}:{flower_password(settings)}".encode()).decode()
     AUTH["Authorization"] = f"Basic {token}"
     try:

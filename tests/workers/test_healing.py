@@ -17,21 +17,15 @@ from ragq.workers.stack_state import load_state
 from tests.conftest import Stack
 
 # Each kill once stranded a job now and then (a chord whose header result could not be stored
-# while the broker restarted; a step's message lost with its worker): the result backend now
-# retries its stores, and the supervisor resumes a job nothing carries (workers/stalls.py).
+# while the broker restarted; a step's message lost with its worker; on RabbitMQ a layer whose
+# join was lost): the result backend now retries its stores, and the recovery sweep resumes a
+# job nothing moved from the ledger alone, on any broker (workers/sweeper.py).
 FAULTS = ["general", "vector", "valkey"]
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_killed_process_is_restarted_alone_and_its_steps_run_again(
-        stack: Stack, fault: str, collection: str, tmp_path: Path,
-        request: pytest.FixtureRequest) -> None:
-    if fault == "general" and stack.kind == "rabbitmq":
-        # Known defect: the supervisor resumes a job nothing carries on Redis-protocol brokers
-        # only; on RabbitMQ a general-worker kill can still strand one job (seen once in four
-        # full runs on 2026-12-01). Kept running and reported, not skipped.
-        request.applymarker(pytest.mark.xfail(
-            strict=False, reason="no stall sweep on RabbitMQ: a general kill can strand a job"))
+        stack: Stack, fault: str, collection: str, tmp_path: Path) -> None:
     settings = stack.settings
     before = load_state(settings)
     assert before is not None
