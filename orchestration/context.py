@@ -172,34 +172,49 @@ def assemble_context(
     An item that does not fit is skipped and smaller later items may still get in, so the
     budget is used rather than abandoned at the first long chunk.
     """
-    cap = item_cap(max_tokens, max_items)
-    chosen: list[Evidence] = []
-    used = 0
+    filling = _Filling(max_tokens, max_items, count_tokens, focus)
     docs: set[str] = set()
     waiting: list[Evidence] = []
-
-    def take(item: Evidence) -> bool:
-        nonlocal used
-        if max_items is not None and len(chosen) >= max_items:
-            return False
-        cost = count_tokens(item.text)
-        if cost > cap:
-            item = excerpt(item, focus=focus, max_tokens=cap, count_tokens=count_tokens)
-            cost = count_tokens(item.text)
-        if used + cost > max_tokens:
-            return False
-        chosen.append(item)
-        used += cost
-        return True
-
     for item in every_hop_first(dedupe(evidence)):
         if item.doc_id in docs:
             waiting.append(item)
-        elif take(item):
+        elif filling.take(item):
             docs.add(item.doc_id)
     for item in waiting:
-        take(item)
-    return chosen
+        filling.take(item)
+    return filling.chosen
+
+
+class _Filling:
+    """A context being filled: the items taken so far and the tokens they cost. An item
+    longer than :func:`item_cap` is taken as its excerpt most relevant to ``focus``."""
+
+    def __init__(self, max_tokens: int, max_items: int | None, count_tokens: TokenCounter,
+                 focus: str):
+        self.max_tokens, self.max_items = max_tokens, max_items
+        self.count_tokens, self.focus = count_tokens, focus
+        self.cap = item_cap(max_tokens, max_items)
+        self.chosen: list[Evidence] = []
+        self.used = 0
+
+    @property
+    def full(self) -> bool:
+        return self.max_items is not None and len(self.chosen) >= self.max_items
+
+    def take(self, item: Evidence) -> bool:
+        """Take ``item`` (or its excerpt) when it fits; whether it did."""
+        if self.full:
+            return False
+        cost = self.count_tokens(item.text)
+        if cost > self.cap:
+            item = excerpt(item, focus=self.focus, max_tokens=self.cap,
+                           count_tokens=self.count_tokens)
+            cost = self.count_tokens(item.text)
+        if self.used + cost > self.max_tokens:
+            return False
+        self.chosen.append(item)
+        self.used += cost
+        return True
 
 
 def assemble_for_asks(
@@ -281,11 +296,10 @@ def fill_in_order(
     A chunk found for two asks of a ticket enters once, shared (``ask_index`` None: every
     ask's answer reads it), not once per ask: a copy per ask spends a place of the context on
     a document it already holds."""
-    cap = item_cap(max_tokens, max_items)
-    chosen: list[Evidence] = []
-    used = 0
+    filling = _Filling(max_tokens, max_items, count_tokens, focus)
+    chosen = filling.chosen
     for item in evidence:
-        if max_items is not None and len(chosen) >= max_items:
+        if filling.full:
             break
         same = next((n for n, c in enumerate(chosen) if item.chunk_id == c.chunk_id
                      or near_duplicate(item.text, c.text)), None)
@@ -293,11 +307,5 @@ def fill_in_order(
             if chosen[same].ask_index != item.ask_index:
                 chosen[same] = chosen[same].model_copy(update={"ask_index": None})
             continue
-        cost = count_tokens(item.text)
-        if cost > cap:
-            item = excerpt(item, focus=focus, max_tokens=cap, count_tokens=count_tokens)
-            cost = count_tokens(item.text)
-        if used + cost <= max_tokens:
-            chosen.append(item)
-            used += cost
+        filling.take(item)
     return chosen
