@@ -101,7 +101,7 @@ def test_the_escalation_rate_counts_jobs_that_went_to_review_resolved_or_not() -
 
 
 def test_the_review_rate_and_its_share_for_contradictions_read_the_review_reasons() -> None:
-    question = EvalQuestion(custom_id="q1", question="?", gold_doc_ids=["d1"])
+    question = EvalQuestion(Ticket(custom_id="q1", question="?", gold_doc_ids=["d1"]))
     base = {"custom_id": "q1", "route": "full", "evidence_doc_ids": ["d1"],
             "context_doc_ids": ["d1"], "usage": {}, "status": "needs_review"}
     conflict = {**base, "review": {"reasons": ["contradictions"], "outcome": "completed"}}

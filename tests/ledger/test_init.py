@@ -23,6 +23,7 @@ PUBLIC = {
     "current_versions",
     "finish_ingest_run", "get_documents", "get_ingest_run", "upsert_document",
     "SourceView", "list_sources", "register_source", "source_names",
+    "collection_holds_documents", "sources_holding_documents",
     "ClaimedDelivery", "claim_delivery", "disable_endpoint", "ensure_endpoint",
     "first_attempts", "record_attempt", "schedule_attempt",
     "ApiKeyRow", "BatchInputErrorRow", "BatchRow", "DocumentRow", "IngestRunRow", "JobRow",
