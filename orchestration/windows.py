@@ -46,11 +46,6 @@ def ticket_windows(text: str, *, size: int = WINDOW_WORDS, overlap: int = OVERLA
     return [" ".join(tokens[s:s + size]) for s in dict.fromkeys(starts)]
 
 
-def window_count(text: str) -> int:
-    """How many windows :func:`ticket_windows` cuts ``text`` into (what the floor searches)."""
-    return len(ticket_windows(text))
-
-
 def fuse_rankings(rankings: Sequence[Sequence[Item]], *,
                   id_of: Callable[[Item], Hashable] | None = None, k: int = RRF_K) -> list[Item]:
     """The items of ``rankings`` (each best first) ordered by reciprocal-rank fusion: an item's

@@ -147,7 +147,8 @@ def read_ticket(text: str, vectors: Callable[[list[str]], Vectors] | None = None
         whole = " ".join(" ".join(p) for p in parts.prose).strip() or text.strip()
         asks = [Ask(text=whole, reason="no question or request stood apart: the whole text")]
     context += parts.other
-    asks = [_with_entities(a, text) for a in _with_statements_attached(_distinct(asks))]
+    named = ticket_entities(text)
+    asks = [_with_entities(a, named) for a in _with_statements_attached(_distinct(asks))]
     merged = merge_asks(asks, max_asks=len(asks),
                         vectors=vectors([a.text for a in asks]) if vectors else None)
     return TicketReading(asks=merged, context=" ".join(context), noise=parts.noise)
@@ -182,14 +183,15 @@ def ticket_entities(text: str) -> list[str]:
     return list(dict.fromkeys(f for f in found if f.split()[0].lower() not in _NOT_NAMES))
 
 
-def _with_entities(ask: Ask, text: str) -> Ask:
-    """``ask`` carrying the names of the things it points at without naming them: a thing it
+def _with_entities(ask: Ask, entities: list[str]) -> Ask:
+    """``ask`` carrying the names (of ``entities``, the ticket's) of the things it points at
+    without naming them: a thing it
     calls by its kind ("the card", "my account": the last word of a name the ticket gives
     elsewhere, "Gold Rewards Card") is named after the ask, in parentheses; an ask that names
     it already is kept."""
     mine = {stem(w) for w in content_words(ask.text)}
     named = []
-    for entity in ticket_entities(text):
+    for entity in entities:
         parts = [stem(w) for w in content_words(entity)]
         if parts and parts[-1] in mine and not set(parts) <= mine:
             named.append(entity)
