@@ -184,11 +184,10 @@ def ticket_entities(text: str) -> list[str]:
 
 
 def _with_entities(ask: Ask, entities: list[str]) -> Ask:
-    """``ask`` carrying the names (of ``entities``, the ticket's) of the things it points at
-    without naming them: a thing it
-    calls by its kind ("the card", "my account": the last word of a name the ticket gives
-    elsewhere, "Gold Rewards Card") is named after the ask, in parentheses; an ask that names
-    it already is kept."""
+    """``ask`` carrying the names of the things it points at without naming them: a thing it
+    calls by its kind ("the card", "my account": the last word of one of ``entities``, the
+    names the ticket gives, "Gold Rewards Card") is named after the ask, in parentheses; an
+    ask that names it already is kept."""
     mine = {stem(w) for w in content_words(ask.text)}
     named = []
     for entity in entities:
