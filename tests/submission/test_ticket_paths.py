@@ -353,5 +353,5 @@ def test_the_table_covers_every_ticket_field_and_every_path(client):
 
 NOT_TICKET_ROUTES = {"/v1/batches/{batch_id}/cancel", "/v1/review/{job_id}"}
 NOT_TICKET_COMMANDS = {"up", "down", "status", "ingest", "search", "results", "errors", "cancel",
-                       "serve"}
+                       "serve", "sweeper"}
 
