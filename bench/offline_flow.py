@@ -133,6 +133,8 @@ class Outcome:
     context_docs: set[str]
     context_chunks: int
     calls: int
+    model_calls: int = 0
+    roles: tuple[str, ...] = ()  # the model calls' roles, in the order they were recorded
     answer: str = ""
     insufficient: bool = False
     escalated: bool = False
@@ -154,9 +156,10 @@ def agentic(ledger: MemoryLedger, dispatcher: InlineDispatcher, question: EvalQu
     review = result.get("review")
     drafted = review["outcome"] if review else result.get("status")
     verdicts = sorted(job.verifications.values(), key=lambda v: v.round)
+    roles = tuple(role for role, *_ in job.model_calls.values())
     return Outcome(job.route or "?", set(result.get("evidence_doc_ids", [])),
                    set(result.get("context_doc_ids", [])), usage.get("context_chunks", 0),
-                   usage.get("retrieval_calls", 0), result.get("answer") or "",
+                   usage.get("retrieval_calls", 0), len(roles), roles, result.get("answer") or "",
                    drafted == "insufficient_evidence", review is not None,
                    verdicts[-1].confidence if verdicts else None,
                    drafted in ("completed", "insufficient_evidence"))
@@ -184,7 +187,7 @@ def run(dataset: Path, limit: int | None, verbose: bool, **overrides: Any) -> di
             if verbose:
                 lost = sorted((gold & out.evidence_docs) - out.context_docs)
                 print(f"[{rows[-1]['all_gold']:d}/{rows[-1]['base_all_gold']:d}] {out.route} "
-                      f"lost={lost} {q.question}", file=sys.stderr)
+                      f"lost={lost} calls={','.join(out.roles)} {q.question}", file=sys.stderr)
     return summarize(rows)
 
 
@@ -199,6 +202,8 @@ def _row(q: EvalQuestion, gold: set[str], out: Outcome, base: set[str]) -> dict[
     return {
         "answer_found": _answer_found(q, out.answer), "insufficient": out.insufficient,
         "route": out.route, "calls": out.calls, "chunks": out.context_chunks,
+        "model_calls": out.model_calls,
+        **{f"role_{role}": out.roles.count(role) for role in set(out.roles)},
         "ev_recall": len(gold & out.evidence_docs) / len(gold),
         "ctx_recall": len(gold & out.context_docs) / len(gold),
         "all_gold": gold <= out.context_docs, "ev_all_gold": gold <= out.evidence_docs,
@@ -219,6 +224,9 @@ def _figures(rows: list[dict[str, Any]]) -> dict[str, float]:
             "all_gold_in_evidence": mean("ev_all_gold"),
             "baseline_recall": mean("base_recall"), "baseline_all_gold": mean("base_all_gold"),
             "retrieval_calls": mean("calls"), "context_chunks": mean("chunks"),
+            "model_calls": mean("model_calls"),
+            **{key: round(sum(r.get(key, 0) for r in rows) / len(rows), 2)
+               for key in sorted({k for r in rows for k in r if k.startswith("role_")})},
             "answer_in_extract": mean("answer_found"), "insufficient": mean("insufficient"),
             "escalated": mean("escalated"),
             **{f"escalated_if_confidence_below_{t}": mean(f"review_below_{t}")
@@ -241,7 +249,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def table(name: str, figures: dict[str, Any]) -> str:
     """The figures as a small text table, one line per route."""
     lines = [f"{name}: route      n  all-gold agentic/baseline/in evidence  ctx recall "
-             "agentic/baseline  evidence recall  retrieval calls  context chunks  "
+             "agentic/baseline  evidence recall  retrieval calls  model calls  context chunks  "
              "answer in extract"]
     for route, f in figures.items():
         lines.append(
@@ -249,6 +257,7 @@ def table(name: str, figures: dict[str, Any]) -> str:
             f"{f['all_gold_in_evidence']:.2f}{'':15}"
             f"{f['context_recall']:.3f} / {f['baseline_recall']:.3f}{'':12}"
             f"{f['evidence_recall']:.3f}{'':11}{f['retrieval_calls']:.2f}{'':13}"
+            f"{f['model_calls']:.2f}{'':9}"
             f"{f['context_chunks']:.1f}{'':14}{f['answer_in_extract']:.2f}")
     return "\n".join(lines)
 
