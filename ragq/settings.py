@@ -44,6 +44,14 @@ class ProviderKind(StrEnum):
     OPENAI = "openai"
 
 
+class RoleMode(StrEnum):
+    """Whether a role that needs no model (routing, reranking) is played in process or asked
+    of the model provider."""
+
+    LOCAL = "local"
+    MODEL = "model"
+
+
 class Settings(BaseSettings):
     """Every knob of ragq. Units are in the names (``_s``, ``_ms``); secrets have no default."""
 
@@ -96,6 +104,13 @@ class Settings(BaseSettings):
     )
 
     provider: ProviderKind = ProviderKind.OFFLINE
+    router: RoleMode = Field(
+        RoleMode.LOCAL, description="local: each ask's route comes from a classifier in "
+        "process (the question's form), no model call; model: the provider's router role.")
+    reranker: RoleMode = Field(
+        RoleMode.LOCAL, description="local: the pooled evidence is re-scored in process "
+        "(retrieval score, similarity to the question, the ask's words), no model call; model: "
+        "the provider's listwise reranker role.")
     context_max_tokens: int = Field(1500, ge=50, le=1_000_000)
     context_max_chunks: int = Field(8, ge=1, le=200)
     ticket_max_asks: int = Field(

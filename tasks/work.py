@@ -16,11 +16,14 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic import BaseModel
+
 from ragq.errors import ProviderError
 from ragq.orchestration.flow import (
     Action,
     AnswerExtractively,
     CallRole,
+    DecideLocally,
     Event,
     JobState,
     LookUpPlan,
@@ -46,6 +49,7 @@ from ragq.orchestration.flow.actions import (
 )
 from ragq.orchestration.retrieval import cosine
 from ragq.orchestration.sparse_terms import query_terms
+from ragq.providers import local
 from ragq.providers.base import ModelProvider
 from ragq.providers.offline import synthesizer as extractive
 from ragq.schemas.cache import CachedHit
@@ -54,8 +58,6 @@ from ragq.tasks.turns import StepTurns
 from ragq.vectorstore.base import Hit, SearchFilter
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from ragq.caches import EvidenceCache, PlanCache
     from ragq.ledger.ports import FlowLedger
     from ragq.schemas.embedder import Embedder
@@ -152,6 +154,19 @@ def call_role(action: CallRole, state: JobState, ledger: FlowLedger,
     return RoleAnswered(action, value, usage, provider.name)
 
 
+LOCAL_ROLES: dict[type, Callable[[Any], BaseModel]] = {
+    RouteRequest: lambda r: local.route(r.question),
+    RerankRequest: lambda r: local.rerank(r.question, r.candidates, r.asks),
+}
+
+
+def decide_locally(action: DecideLocally, state: JobState, ledger: FlowLedger,
+                   adapters: Adapters) -> Event:
+    """The role's answer from its in-process rules: no usage, so no model call is recorded."""
+    call = action.call
+    return RoleAnswered(call, LOCAL_ROLES[type(call.request)](call.request), None, "local")
+
+
 def answer_extractively(action: AnswerExtractively, state: JobState, ledger: FlowLedger,
                         adapters: Adapters) -> Event:
     request = action.call.request
@@ -246,6 +261,7 @@ Work = Callable[[Any, JobState, "FlowLedger", Adapters], Event]
 
 WORKERS: dict[type[Action], Work] = {
     CallRole: call_role,
+    DecideLocally: decide_locally,
     AnswerExtractively: answer_extractively,
     LookUpPlan: look_up_plan,
     Probe: probe,

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ragq.errors import ConfigurationError
-from ragq.settings import EmbedderKind, ProviderKind, Settings
+from ragq.settings import EmbedderKind, ProviderKind, RoleMode, Settings
 
 if TYPE_CHECKING:
     import redis
@@ -188,7 +188,11 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
         retrieval_call_usd=Decimal(str(prices.retrieval_call_usd)),
         rerank_call_usd=Decimal(str(prices.rerank_call_usd)),
         embedding_per_mtok_usd=Decimal(str(prices.embedding_per_mtok)),
-        question_scores=settings.provider is ProviderKind.OFFLINE,  # its verifier reads them
+        question_scores=settings.provider is ProviderKind.OFFLINE  # its verifier reads them
+        or settings.reranker is RoleMode.LOCAL,  # and the local reranker
+        local_roles=frozenset(role for role, mode in (("router", settings.router),
+                                                      ("reranker", settings.reranker))
+                              if mode is RoleMode.LOCAL),
         search=SearchRequest(settings.search_mode, settings.search_fusion),
         review=review_policy(settings), count_tokens=count_tokens)
 

@@ -18,6 +18,7 @@ from ragq.orchestration.flow.actions import (
     CallRole,
     Charge,
     Continue,
+    DecideLocally,
     DropCachedEvidence,
     Enqueue,
     EnqueueLayer,
@@ -144,6 +145,7 @@ __all__ = [
     # actions: work and messages
     "WORK",
     "AnswerExtractively",
+    "DecideLocally",
     "CacheEvidence",
     "CachePlan",
     "CallRole",

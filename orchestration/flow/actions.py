@@ -367,6 +367,14 @@ class CallRole(Action):
 
 
 @dataclass(frozen=True)
+class DecideLocally(Action):
+    """Play a role in process, without a model (the router's classifier, the reranker's
+    scorer): the answer is the role's contract, and no model call is recorded or paid."""
+
+    call: CallRole
+
+
+@dataclass(frozen=True)
 class AnswerExtractively(Action):
     """Answer in process, without a model (the budget refused the synthesizer's call)."""
 
@@ -414,7 +422,8 @@ class Search(Action):
     question_vector: Sequence[float] | None = None
 
 
-WORK: tuple[type[Action], ...] = (CallRole, AnswerExtractively, LookUpPlan, Probe, Search)
+WORK: tuple[type[Action], ...] = (CallRole, DecideLocally, AnswerExtractively, LookUpPlan, Probe,
+                                  Search)
 
 
 # --- messages and side effects --------------------------------------------------------------

@@ -8,6 +8,8 @@ order), then no context (nothing fits), then no model (an extractive answer in p
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from ragq.orchestration.budgets import budget_stop, exhausted_dimension
 from ragq.orchestration.context import (
     assemble_with_floor,
@@ -95,15 +97,17 @@ def on_synthesize_due(state: JobState, event: SynthesizeDue) -> list[Action]:
     """Pay for the rerank (a rerank call, and the reranker's model call), then rerank the
     pooled evidence; the context (forced: assembling it is cheap and an answer is owed whatever
     ran out) and the answer model come after."""
-    rerank = Charge(RERANK_KEY, {BudgetDimension.RERANK_CALLS: 1,
-                                 BudgetDimension.COST_USD: state.config.rerank_call_usd},
+    local = "reranker" in state.config.local_roles
+    price = Decimal(0) if local else state.config.rerank_call_usd
+    rerank = Charge(RERANK_KEY, {BudgetDimension.RERANK_CALLS: 1, BudgetDimension.COST_USD: price},
                     step="rerank")
     pool = tuple(pooled_evidence(state))
     asks = tuple(a.text for a in state.asks) if len(state.asks) > 1 else ()
     request = RerankRequest(state.asked, pool, asks)
     reserve = estimate_tokens(" ".join([state.asked, *(e.text for e in pool)]))
     return [SetStatus(JobStatus.SYNTHESIZING), *skip_unlaunched(state), rerank,
-            *ask("reranker", "rerank", reserve, request, {"stop_reason": event.stop_reason})]
+            *ask("reranker", "rerank", reserve, request, {"stop_reason": event.stop_reason},
+                 local=local)]
 
 
 def on_reranker(state: JobState, event: RoleAnswered) -> list[Action]:

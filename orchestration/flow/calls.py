@@ -16,6 +16,7 @@ from ragq.orchestration.flow.actions import (
     Action,
     CallRole,
     Charge,
+    DecideLocally,
     RecordModelCall,
     RoleRequest,
 )
@@ -25,8 +26,13 @@ from ragq.schemas.statuses import BudgetDimension
 
 
 def ask(role: str, call_key: str, reserve: int, request: RoleRequest,
-        context: Mapping[str, Any] | None = None) -> list[Action]:
-    """Pay a step and ``reserve`` tokens, then call ``role``."""
+        context: Mapping[str, Any] | None = None, *, local: bool = False) -> list[Action]:
+    """Pay a step and ``reserve`` tokens, then call ``role``; ``local``: pay the step only and
+    play the role in process (no model, no tokens)."""
+    if local:
+        call = CallRole(role, call_key, 0, request, dict(context or {}))
+        return [Charge(f"{call_key}:pre", {BudgetDimension.STEPS: 1}, step=role),
+                DecideLocally(call)]
     pre = Charge(f"{call_key}:pre", {BudgetDimension.STEPS: 1, BudgetDimension.LLM_TOKENS: reserve,
                                      BudgetDimension.COST_USD: 0}, step=role)
     return [pre, CallRole(role, call_key, reserve, request, dict(context or {}))]

@@ -153,7 +153,8 @@ def _route_next(state: JobState, asks: list[AskState], routed: Mapping[int, AskS
     nxt = pending[0]
     budget = [] if state.budget else [open_budget(state, [RoutePath.SIMPLE.value])]
     return [*budget, *ask("router", call_key("route", nxt.index), estimate_tokens(nxt.text),
-                          RouteRequest(nxt.text), {"ask": nxt.index})]
+                          RouteRequest(nxt.text), {"ask": nxt.index},
+                          local="router" in state.config.local_roles)]
 
 
 def open_budget(state: JobState, routes: list[str]) -> OpenBudget:

@@ -37,7 +37,8 @@ class FlowConfig:
     ``count_tokens`` counts context tokens the way the answer model will (the runner passes the
     real BPE counter; the estimate is for tests). ``question_scores``: whether each search also
     scores the job's question against its hits (``Evidence.question_score``), for a verifier
-    that reads them (the offline one); a model provider's jobs need not embed the question."""
+    that reads them (the offline one, the local reranker). ``local_roles``: the roles played
+    in process without a model (``DecideLocally``)."""
 
     min_confidence: float = 0.7
     search_top_k: int = 5
@@ -55,6 +56,7 @@ class FlowConfig:
     rerank_call_usd: Decimal = Decimal(0)
     embedding_per_mtok_usd: Decimal = Decimal(0)
     question_scores: bool = True
+    local_roles: frozenset[str] = frozenset({"router", "reranker"})
     review: ReviewPolicy = field(default_factory=ReviewPolicy)
     search: SearchRequest = field(default_factory=SearchRequest)  # mode and fusion; no terms
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
