@@ -333,7 +333,8 @@ class _MemoryWriter:
     def record_verification(self, job: MemoryJob, action: RecordVerification) -> None:
         verdict = action.verdict
         job.verifications.setdefault(action.round, VerificationState(
-            action.round, verdict.sufficient, verdict.confidence, action.new_evidence))
+            action.round, verdict.sufficient, verdict.confidence, action.new_evidence,
+            verdict.reason))
 
     def mark_in_context(self, job: MemoryJob, action: MarkInContext) -> None:
         job.in_context = set(action.evidence_ids)

@@ -50,9 +50,12 @@ class ModelProvider(Protocol):
         ticket says about its sender and setup (to read the question by, never to search)."""
 
     def check_sufficiency(
-        self, sub_query: str, evidence: Sequence[Evidence]
+        self, sub_query: str, evidence: Sequence[Evidence], *,
+        found: Sequence[Evidence] = (), attempt: int = 0, previous: Sequence[str] = (),
     ) -> tuple[SufficiencyVerdict, Usage]:
-        """Decide whether the evidence answers the sub-query."""
+        """Decide whether the evidence answers the sub-query, in the same call what everything
+        ``found`` for it says (the verdict's ``finding``) and, when not sufficient, the query
+        to search next as attempt ``attempt`` (its ``rewrite``, none of ``previous``)."""
 
     def rewrite(
         self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,

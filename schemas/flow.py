@@ -147,13 +147,6 @@ class Evidence(_Contract):
     source: str = ""  # the collection (source) the chunk was found in
 
 
-class SufficiencyVerdict(_Contract):
-    """Does this evidence answer this sub-query? (SPEC C7)."""
-
-    sufficient: bool
-    score: float = Field(0.0, ge=0.0, le=1.0)
-    missing_terms: list[str] = Field(default_factory=list)
-    reason: str = ""
 
 
 class Rewrite(_Contract):
@@ -177,6 +170,26 @@ class Finding(_Contract):
     #: Other answers the evidence supports, best first: a dependent sub-query that finds
     #: nothing with ``text`` searches again with the next of these.
     alternatives: list[str] = Field(default_factory=list, max_length=5)
+
+
+class SufficiencyVerdict(_Contract):
+    """Does this evidence answer this sub-query? (SPEC C7). One verdict holds what the check
+    settles in one call: the ``finding`` its dependents substitute (and the verifier reads),
+    and, when not sufficient, the ``rewrite`` to search next. None where the call gave none."""
+
+    sufficient: bool
+    score: float = Field(0.0, ge=0.0, le=1.0)
+    missing_terms: list[str] = Field(default_factory=list)
+    reason: str = ""
+    finding: Finding | None = None
+    rewrite: Rewrite | None = None
+
+    @property
+    def roles(self) -> str:
+        """The roles this one call played, as the ledger's ``model_calls.role`` names them."""
+        played = [ModelRole.SUFFICIENCY, *([ModelRole.FINDER] if self.finding else []),
+                  *([ModelRole.REWRITER] if self.rewrite else [])]
+        return "+".join(r.value for r in played)
 
 
 class Verification(_Contract):

@@ -312,22 +312,16 @@ class PlanRequest(RoleRequest):
 
 @dataclass(frozen=True)
 class CheckRequest(RoleRequest):
+    """The merged check: ``evidence`` is the latest pass, ``found`` everything the sub-query
+    found (what its finding reads), ``attempt`` and ``previous`` what a rewrite needs."""
+
     sub_query: str
     evidence: tuple[Evidence, ...]
+    found: tuple[Evidence, ...] = ()
+    attempt: int = 1
+    previous: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class RewriteRequest(RoleRequest):
-    sub_query: str
-    evidence: tuple[Evidence, ...]
-    attempt: int
-    previous: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FindRequest(RoleRequest):
-    sub_query: str
-    evidence: tuple[Evidence, ...]
 
 
 @dataclass(frozen=True)

@@ -45,13 +45,15 @@ def spent_tokens(usage: Usage) -> int:
     return usage.prompt_tokens + usage.completion_tokens
 
 
-def settle(event: RoleAnswered | RoleFailed) -> list[Action]:
+def settle(event: RoleAnswered | RoleFailed, *, roles: str | None = None) -> list[Action]:
     """Record what a call did and settle what it spent beyond its reservation (nothing for an
-    answer given in process without a model)."""
+    answer given in process without a model). ``roles``: the roles one merged call played
+    (``sufficiency+finder``), recorded as its role; the call's own role otherwise."""
     usage, call = event.usage, event.call
     if usage is None:
         return []
-    actions: list[Action] = [RecordModelCall(call.role, call.call_key, usage, event.provider)]
+    actions: list[Action] = [RecordModelCall(roles or call.role, call.call_key, usage,
+                                             event.provider)]
     amounts: dict[BudgetDimension, int | Decimal] = {}
     tokens = spent_tokens(usage)
     if tokens > call.reserve:

@@ -1,13 +1,14 @@
 """The sufficiency check of one attempt and what follows it (SPEC C6, C7).
 
-Sufficient, or not worth another search: the finder says what the sub-query found (for its
-dependents, with its runners-up) and the sub-query settles. Insufficient, a dependent
-sub-query first searches again with its dependency's next candidate (a wrong bridge is the
-usual reason a hop finds nothing), while attempts remain. Insufficient after a weak pass (no
-hits, a low top score, top hits too close to tell apart): the rewriter phrases it from another
-angle and the pipeline searches again, up to the route's attempts. A strong pass the check
-still calls insufficient is missing something a rewrite of the same need rarely finds; the
-verifier's follow-ups ask for what is missing instead.
+One model call decides it all: the verdict, the finding (what the sub-query found, for its
+dependents and the verifier, with its runners-up) and, when not sufficient, the rewrite.
+Sufficient, or not worth another search: the sub-query settles with the finding.
+Insufficient, a dependent sub-query first searches again with its dependency's next candidate
+(a wrong bridge is the usual reason a hop finds nothing), while attempts remain. Insufficient
+after a weak pass (no hits, a low top score, top hits too close to tell apart): it searches the
+verdict's rewrite, a phrasing from another angle, up to the route's attempts. A strong pass the
+check still calls insufficient is missing something a rewrite of the same need rarely finds;
+the verifier's follow-ups ask for what is missing instead.
 """
 
 from __future__ import annotations
@@ -18,13 +19,10 @@ from typing import Any
 from ragq.orchestration.context import estimate_tokens
 from ragq.orchestration.flow.actions import (
     Action,
-    CallRole,
     CheckRequest,
     Continue,
-    FindRequest,
     FinishSubQuery,
     RecordCheck,
-    RewriteRequest,
 )
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import CheckDue, Refused, RoleAnswered
@@ -33,7 +31,7 @@ from ragq.orchestration.flow.state import JobState, SubQueryState
 from ragq.orchestration.retrieval import weak_pass
 from ragq.orchestration.routing import RoutePath, budget_for
 from ragq.orchestration.text import normalize_query
-from ragq.schemas.flow import Evidence, Finding, Rewrite, SufficiencyVerdict
+from ragq.schemas.flow import Evidence, SufficiencyVerdict
 from ragq.schemas.statuses import SubQueryStatus
 from ragq.schemas.tasks import Task
 
@@ -98,66 +96,44 @@ def on_check_due(state: JobState, event: CheckDue) -> list[Action]:
     att = _Attempt(state, {"round": event.round, "index": event.index,
                            "attempt": event.attempt})
     query = att.sq.searched_text
-    reserve = estimate_tokens(" ".join([query, *(e.text for e in att.latest)]))
-    return ask("sufficiency", f"check:{att.key}", reserve,
-               CheckRequest(query, tuple(att.latest)), att.context)
+    found = tuple(state.evidence_of(sub_query_id=att.sq.id, slot=att.sq.index))
+    tried = tuple(r.query for r in state.requests if r.sub_query_id == att.sq.id)
+    reserve = estimate_tokens(" ".join([query, *(e.text for e in found or att.latest)]))
+    request = CheckRequest(query, tuple(att.latest), found, att.attempt + 1, tried)
+    return ask("sufficiency", f"check:{att.key}", reserve, request, att.context)
 
 
 def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
-    """Settle with the finder's finding, or rewrite and search again (see the module)."""
+    """Settle with the verdict's finding, or search again: the dependency's next candidate,
+    else the verdict's rewrite (see the module)."""
     verdict = event.value
     assert isinstance(verdict, SufficiencyVerdict)
     att = _Attempt(state, event.call.context)
     expand = expansion(state, att.attempt, verdict.sufficient, att.latest)
     reason = f"{verdict.reason}; {expand}" if expand else verdict.reason
-    context = {**att.context, "sufficient": verdict.sufficient, "score": verdict.score,
-               "reason": reason}
-    query = att.sq.searched_text
-    everything = tuple(state.evidence_of(sub_query_id=att.sq.id, slot=att.sq.index))
+    paid = settle(event, roles=verdict.roles)
     retry = None if verdict.sufficient or expand == USED_UP \
         else next_candidate(state, att.sq, att.attempt)
     if retry is not None:
         candidate, text = retry
         why = f"{verdict.reason}; the dependency's next candidate: {candidate!r}"
-        return settle(event) + att.search_again(verdict.score, why, text)
-    if not expand.startswith(EXPAND):
-        request = FindRequest(query, everything)
-        return settle(event) + ask("finder", f"find:{att.key}", estimate_tokens(query), request,
-                                   context)
-    tried = tuple(r.query for r in state.requests if r.sub_query_id == att.sq.id)
-    rewrite = RewriteRequest(query, everything, att.attempt + 1, tried)
-    return settle(event) + ask("rewriter", f"rewrite:{att.key}", estimate_tokens(query), rewrite,
-                               context)
-
-
-def on_finder(state: JobState, event: RoleAnswered) -> list[Action]:
-    finding = event.value
-    assert isinstance(finding, Finding)
-    ctx = event.call.context
-    att = _Attempt(state, ctx)
-    return settle(event) + att.settle(ctx["sufficient"], ctx["score"], ctx["reason"],
-                                      finding.text or None,
-                                      tuple(a for a in finding.alternatives if a.strip()))
-
-
-def on_rewriter(state: JobState, event: RoleAnswered) -> list[Action]:
-    rewrite = event.value
-    assert isinstance(rewrite, Rewrite)
-    ctx = event.call.context
-    att = _Attempt(state, ctx)
-    return settle(event) + att.search_again(ctx["score"], ctx["reason"], rewrite.text)
+        return paid + att.search_again(verdict.score, why, text)
+    if expand.startswith(EXPAND) and verdict.rewrite is not None:
+        return paid + att.search_again(verdict.score, reason, verdict.rewrite.text)
+    finding = verdict.finding
+    return paid + att.settle(verdict.sufficient, verdict.score, reason,
+                             finding.text if finding and finding.text else None,
+                             tuple(a for a in finding.alternatives if a.strip())
+                             if finding else ())
 
 
 def on_refused(state: JobState, event: Refused) -> list[Action]:
     """Out of budget, the sub-query settles with what it has: unchecked when the check itself
-    was refused, as checked (without a finding) when the finder or rewriter was."""
-    if isinstance(event.during, CheckDue):
-        due = event.during
-        att = _Attempt(state, {"round": due.round, "index": due.index, "attempt": due.attempt})
-        return att.settle(False, 0.0, f"budget: budget exhausted: {event.dimension.value}", None)
-    call = next(a for a in event.dropped if isinstance(a, CallRole))
-    ctx = call.context
-    return _Attempt(state, ctx).settle(ctx["sufficient"], ctx["score"], ctx["reason"], None)
+    was refused."""
+    due = event.during
+    assert isinstance(due, CheckDue)
+    att = _Attempt(state, {"round": due.round, "index": due.index, "attempt": due.attempt})
+    return att.settle(False, 0.0, f"budget: budget exhausted: {event.dimension.value}", None)
 
 
 def expansion(state: JobState, attempt: int, sufficient: bool, latest: list[Evidence]) -> str:

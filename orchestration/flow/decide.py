@@ -62,8 +62,6 @@ ANSWERS: dict[str, Handler] = {
     "source_router": retrieve.on_source_router,
     "planner": start.on_planner,
     "sufficiency": check.on_sufficiency,
-    "finder": check.on_finder,
-    "rewriter": check.on_rewriter,
     "verifier": rounds.on_verifier,
     "reranker": answer.on_reranker,
     "synthesizer": answer.on_synthesizer,
@@ -84,7 +82,6 @@ REFUSED_ANSWERS: dict[str, Handler] = {
     "ticket_reader": start.out_of_budget,
     "router": start.out_of_budget,
     "source_router": retrieve.on_source_router_refused,
-    "sufficiency": check.on_refused,
 }
 
 

@@ -1,9 +1,12 @@
 """Between layers and rounds: the next layer of the plan, verification, follow-up rounds
 (SPEC C5, C8).
 
-The loop ends when the verdict is sufficient with enough confidence, when the route's rounds
-are used, when two rounds add no new evidence, when the verifier asks nothing more, or when the
-budget says stop; then the job answers from what it has.
+After the plan's searches the evidence contract (:mod:`ragq.orchestration.contract`) is
+checked: every planned sub-query answered sufficiently from a cited source ends the loop with no
+verifier call, and the check is recorded as round 0's verification. Otherwise the loop ends when
+the verdict is sufficient with enough confidence, when the route's rounds are used, when two
+rounds add no new evidence, when the verifier asks nothing more, or when the budget says stop;
+then the job answers from what it has.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 
 from ragq.orchestration.budgets import budget_stop
 from ragq.orchestration.context import estimate_tokens
+from ragq.orchestration.contract import EvidenceContract, KeyState, Requirement, check_contract
 from ragq.orchestration.flow.actions import (
     Action,
     Enqueue,
@@ -24,13 +28,14 @@ from ragq.orchestration.flow.actions import (
 )
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import LayerDone, RoleAnswered, VerifyDue
+from ragq.orchestration.flow.start import WHOLE_QUESTION
 from ragq.orchestration.flow.state import JobState
 from ragq.orchestration.plan import ValidatedPlan, layers
 from ragq.orchestration.routing import RoutePath, budget_for
-from ragq.orchestration.stop_rules import VerifyRound, decide_stop
+from ragq.orchestration.stop_rules import StopReason, VerifyRound, decide_stop
 from ragq.orchestration.text import normalize_query
 from ragq.schemas.flow import Verification
-from ragq.schemas.statuses import JobStatus, SubQueryOrigin
+from ragq.schemas.statuses import JobStatus, SubQueryOrigin, SubQueryStatus
 from ragq.schemas.tasks import Task
 
 SINGLE_SHOT = "single_shot"
@@ -50,7 +55,27 @@ def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
     route = state.route or RoutePath.FULL
     if route == RoutePath.SIMPLE or budget_for(route).max_verify_rounds == 0:
         return [Enqueue(Task.SYNTHESIZE, (SINGLE_SHOT,))]
+    if event.round == 0:
+        contract, keys = evidence_contract(state)
+        check = check_contract(contract, keys)
+        if check.met:
+            verdict = Verification(sufficient=True, confidence=1.0, reason=(
+                f"{check.reason}, no verifier call; contract: {contract.describe()}"))
+            return [RecordVerification(0, verdict, (), new_evidence(state, 0)),
+                    Enqueue(Task.SYNTHESIZE, (StopReason.SUFFICIENT.value,))]
     return [Enqueue(Task.VERIFY, (event.round,))]
+
+
+def evidence_contract(state: JobState) -> tuple[EvidenceContract, dict[str, KeyState]]:
+    """The job's contract, one key per sub-query its plans hold (the whole-question and
+    whole-ticket searches are insurance, not requirements), and what the ledger holds for
+    each: its check and its evidence."""
+    planned = [s for s in state.round_sub_queries(0)
+               if not s.is_ticket_window and s.reason != WHOLE_QUESTION]
+    keys = {f"{s.index}: {s.final_text or s.text}": KeyState(
+        s.status == SubQueryStatus.SUFFICIENT, tuple(state.evidence_of(sub_query_id=s.id)))
+        for s in planned}
+    return EvidenceContract(tuple(Requirement(key) for key in keys)), keys
 
 
 def on_verify_due(state: JobState, event: VerifyDue) -> list[Action]:

@@ -170,6 +170,7 @@ class VerificationState:
     sufficient: bool
     confidence: float
     new_evidence: int
+    reason: str = ""  # the verifier's, or the evidence contract's check that ended the loop
 
 
 @dataclass(frozen=True)

@@ -92,10 +92,23 @@ class OfflineProvider:
         return _metered(lambda: planner.plan(question, max_sub_queries=max_sub_queries),
                         [question], lambda p: " ".join(s.text for s in p.sub_queries))
 
-    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence]
-                          ) -> tuple[SufficiencyVerdict, Usage]:
-        return _metered(lambda: sufficiency.check(sub_query, evidence, self._similarity),
-                        [sub_query, *_texts(evidence)], lambda v: v.reason)
+    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence], *,
+                          found: Sequence[Evidence] = (), attempt: int = 0,
+                          previous: Sequence[str] = ()) -> tuple[SufficiencyVerdict, Usage]:
+        """The check of the latest pass (``evidence``), the finding of everything ``found``
+        and, when not sufficient, the rewrite for ``attempt``: one call, as a model's."""
+        read = tuple(found) or tuple(evidence)
+
+        def merged() -> SufficiencyVerdict:
+            verdict = sufficiency.check(sub_query, evidence, self._similarity)
+            rewrite = None if verdict.sufficient else rewriter.rewrite(
+                sub_query, read, attempt=attempt, previous=tuple(previous) or (sub_query,))
+            return verdict.model_copy(update={"finding": finder.find(sub_query, read),
+                                              "rewrite": rewrite})
+
+        return _metered(merged, [sub_query, *_texts(read), *previous],
+                        lambda v: " ".join([v.reason, v.finding.text if v.finding else "",
+                                            v.rewrite.text if v.rewrite else ""]))
 
     def rewrite(self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
                 previous: Sequence[str]) -> tuple[Rewrite, Usage]:

@@ -48,7 +48,13 @@ SYSTEM: dict[ModelRole, str] = {
     ModelRole.SUFFICIENCY: (
         "Decide whether the evidence answers the query. sufficient is true only if a reader "
         "could answer from the evidence alone; score is your confidence in [0, 1]; "
-        "missing_terms lists what the evidence lacks."),
+        "missing_terms lists what the evidence lacks. finding: in a few words, what the "
+        "evidence says in answer to the query, the bare fact (a name, a number, a date) fit to "
+        "be substituted into a later query; its doc_ids; up to 2 other candidates the evidence "
+        "names, most likely first, in alternatives; text empty if the evidence does not say. "
+        "rewrite: when not sufficient, one different search query for the same need, from "
+        "another angle (other words, the missing terms, names the evidence mentions), differing "
+        "from every query already tried; empty when sufficient."),
     ModelRole.REWRITER: (
         "The evidence did not answer the query. Write one different search query for the same "
         "need, from another angle (other words, the missing terms, names the evidence "
@@ -131,9 +137,11 @@ def plan(question: str, max_sub_queries: int, context: str = "") -> Messages:
                     max_sub_queries=max_sub_queries)
 
 
-def sufficiency(sub_query: str, evidence: Sequence[Evidence]) -> Messages:
+def sufficiency(sub_query: str, evidence: Sequence[Evidence],
+                previous: Sequence[str] = ()) -> Messages:
     return messages(ModelRole.SUFFICIENCY,
-                    f"Query: {sub_query}\n\nEvidence:\n{evidence_block(evidence)}")
+                    f"Query: {sub_query}\n\nAlready tried:\n{_bullets(previous)}\n\n"
+                    f"Evidence:\n{evidence_block(evidence)}")
 
 
 def rewrite(sub_query: str, evidence: Sequence[Evidence], previous: Sequence[str]) -> Messages:

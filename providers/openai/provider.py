@@ -93,14 +93,24 @@ class OpenAIProvider:
             lambda why: Plan(sub_queries=[PlannedSubQuery(text=question)],
                              reason=_fallback_note(why))))
 
-    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence]
-                          ) -> tuple[SufficiencyVerdict, Usage]:
-        """Does the evidence answer the sub-query; falls back to "not sufficient"."""
+    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence], *,
+                          found: Sequence[Evidence] = (), attempt: int = 0,
+                          previous: Sequence[str] = ()) -> tuple[SufficiencyVerdict, Usage]:
+        """One call: does everything ``found`` for the sub-query (``evidence``, its latest
+        pass, when nothing else) answer it, the finding, and the rewrite when not. Falls back
+        to "not sufficient", an empty finding and the offline rewriter's query."""
+        read = tuple(found) or tuple(evidence)
+        tried = tuple(previous) or (sub_query,)
+
+        def fallback(why: str) -> SufficiencyVerdict:
+            rewrite = offline_rewriter.rewrite(sub_query, read, attempt=attempt, previous=tried)
+            return SufficiencyVerdict(sufficient=False, score=0.0, reason=_fallback_note(why),
+                                      finding=Finding(text="", reason=_fallback_note(why)),
+                                      rewrite=rewrite)
+
         return self.caller.run(RoleCall(
-            ModelRole.SUFFICIENCY, prompts.sufficiency(sub_query, evidence),
-            wire.SufficiencyWire, wire.to_sufficiency,
-            lambda why: SufficiencyVerdict(sufficient=False, score=0.0,
-                                           reason=_fallback_note(why))))
+            ModelRole.SUFFICIENCY, prompts.sufficiency(sub_query, read, tried),
+            wire.SufficiencyWire, lambda w: wire.to_sufficiency(w, read, tried), fallback))
 
     def rewrite(self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
                 previous: Sequence[str]) -> tuple[Rewrite, Usage]:

@@ -84,11 +84,21 @@ class PlanWire(_Wire):
     reason: str
 
 
+class CheckFindingWire(_Wire):
+    text: str
+    doc_ids: list[str]
+    alternatives: list[str]
+
+
 class SufficiencyWire(_Wire):
+    """The merged check: the verdict, the finding, and (when not sufficient) the rewrite."""
+
     sufficient: bool
     score: float
     missing_terms: list[str]
     reason: str
+    finding: CheckFindingWire
+    rewrite: str
 
 
 class RewriteWire(_Wire):
@@ -213,9 +223,24 @@ def to_plan(w: PlanWire) -> Plan:
     return Plan(sub_queries=subs, strategy=w.strategy, reason=w.reason)
 
 
-def to_sufficiency(w: SufficiencyWire) -> SufficiencyVerdict:
+def to_sufficiency(w: SufficiencyWire, evidence: Sequence[Evidence],
+                   previous: Sequence[str]) -> SufficiencyVerdict:
+    """The merged verdict. Not sufficient, it must carry a rewrite that differs from every query
+    already tried (the repair attempt says so); sufficient, a rewrite is dropped."""
+    finding = to_finding(FindingWire(text=w.finding.text, doc_ids=w.finding.doc_ids,
+                                     reason=w.reason, alternatives=w.finding.alternatives),
+                         evidence)
+    rewrite = None
+    if not w.sufficient:
+        tried = {" ".join(q.casefold().split()) for q in previous}
+        text = w.rewrite.strip()
+        if not text or " ".join(text.casefold().split()) in tried:
+            raise ValueError("not sufficient, so rewrite must be a new search query that differs "
+                             "from every query already tried")
+        rewrite = Rewrite(text=text, reason=w.reason)
     return SufficiencyVerdict(sufficient=w.sufficient, score=_unit(w.score),
-                              missing_terms=w.missing_terms, reason=w.reason)
+                              missing_terms=w.missing_terms, reason=w.reason,
+                              finding=finding, rewrite=rewrite)
 
 
 def to_rewrite(w: RewriteWire) -> Rewrite:

@@ -106,11 +106,18 @@ class SeededProvider:
                                         depends_on=deps, reason=f"part {i}"))
         return Plan(sub_queries=subs, strategy=self.rng.choice(list(Strategy))), usage
 
-    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence]
-                          ) -> tuple[SufficiencyVerdict, Usage]:
+    def check_sufficiency(self, sub_query: str, evidence: Sequence[Evidence], *,
+                          found: Sequence[Evidence] = (), attempt: int = 0,
+                          previous: Sequence[str] = ()) -> tuple[SufficiencyVerdict, Usage]:
         usage = self._usage("sufficiency")
-        return SufficiencyVerdict(sufficient=self.rng.random() < 0.5,
-                                  score=self.rng.random()), usage
+        sufficient = self.rng.random() < 0.5
+        text = self.rng.choice(["", self._text(2)])
+        others = [self._text(2) for _ in range(self.rng.choice([0, 0, 1, 2]))] if text else []
+        rewrite = None if sufficient or self.rng.random() < 0.1 else \
+            Rewrite(text=self.rng.choice([sub_query, self._text(4)]))
+        return SufficiencyVerdict(sufficient=sufficient, score=self.rng.random(),
+                                  finding=Finding(text=text, alternatives=others),
+                                  rewrite=rewrite), usage
 
     def rewrite(self, sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
                 previous: Sequence[str]) -> tuple[Rewrite, Usage]:

@@ -79,9 +79,13 @@ def _planner(text: str) -> dict[str, Any]:
 
 
 def _sufficiency(text: str) -> dict[str, Any]:
+    """The merged check: the verdict, the finding and, when nothing was found, a rewrite."""
     found = bool(_chunks(text))
+    finding = _finder(text)
     return {"sufficient": found, "score": 0.9 if found else 0.0,
-            "missing_terms": [] if found else ["everything"], "reason": "fake sufficiency"}
+            "missing_terms": [] if found else ["everything"], "reason": "fake sufficiency",
+            "finding": {k: finding[k] for k in ("text", "doc_ids", "alternatives")},
+            "rewrite": "" if found else _rewriter(text)["text"]}
 
 
 def _rewriter(text: str) -> dict[str, Any]:

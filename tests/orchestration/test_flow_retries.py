@@ -1,5 +1,5 @@
 """What a job searches again, and what it does not: a dependent sub-query whose search did not
-answer it tries the finder's runner-up (a wrong bridge is the usual reason a hop finds nothing)
+answer it tries the check's runner-up (a wrong bridge is the usual reason a hop finds nothing)
 before any rewrite, never one it already searched; a verify round never re-asks a query the job
 already searched. Through the real decisions and step runner, in process."""
 
@@ -43,22 +43,17 @@ def _run(finding: Finding, right: str, ledger: MemoryLedger | None = None
     def plan(question: str, **kw: object) -> tuple[Plan, Usage]:
         return _chain(question, max_sub_queries=4)
 
-    def check(sub_query: str, evidence: Sequence[Evidence]) -> tuple[SufficiencyVerdict, Usage]:
+    def check(sub_query: str, evidence: Sequence[Evidence], *, found: Sequence[Evidence] = (),
+              attempt: int = 0, previous: Sequence[str] = ()
+              ) -> tuple[SufficiencyVerdict, Usage]:
         roles.append("sufficiency")
         ok = sub_query == MAKER or right in sub_query
-        return SufficiencyVerdict(sufficient=ok, score=0.9 if ok else 0.1), Usage(model="m")
-
-    def find(sub_query: str, evidence: Sequence[Evidence]) -> tuple[Finding, Usage]:
-        roles.append("finder")
-        return (finding if sub_query == MAKER else Finding(text="Jena")), Usage(model="m")
-
-    def rewrite(sub_query: str, evidence: Sequence[Evidence], *, attempt: int,
-                previous: Sequence[str]) -> tuple[Rewrite, Usage]:
-        roles.append("rewriter")
-        return Rewrite(text=f"{sub_query} rewritten {attempt}"), Usage(model="m")
+        rewrite = None if ok else Rewrite(text=f"{sub_query} rewritten {attempt}")
+        return SufficiencyVerdict(sufficient=ok, score=0.9 if ok else 0.1,
+                                  finding=finding if sub_query == MAKER else Finding(text="Jena"),
+                                  rewrite=rewrite), Usage(model="m")
 
     provider.plan, provider.check_sufficiency = plan, check  # type: ignore[method-assign]
-    provider.find, provider.rewrite = find, rewrite  # type: ignore[method-assign]
     ledger = ledger or MemoryLedger()
     job_id = ledger.add_job("Where is the maker of the Orion lens based?",
                             collection=COLLECTION, meta={"route": "full"})
@@ -73,7 +68,7 @@ def _searched(job: MemoryJob, index: int) -> list[str]:
 
 
 def test_a_hop_that_found_nothing_searches_with_the_runner_up_and_settles_on_it():
-    job, roles = _run(Finding(text="Vega Optics", alternatives=["Zeiss Works"]), "Zeiss Works")
+    job, _ = _run(Finding(text="Vega Optics", alternatives=["Zeiss Works"]), "Zeiss Works")
     assert job.sub_queries[(0, 0)].alternatives == ("Zeiss Works",)
     assert _searched(job, 1) == ["Where is Vega Optics based?", "Where is Zeiss Works based?"]
     second = job.sub_queries[(0, 1)]
@@ -81,7 +76,8 @@ def test_a_hop_that_found_nothing_searches_with_the_runner_up_and_settles_on_it(
     first_check = job.checks[(second.id, 0)]
     assert not first_check.sufficient and first_check.rewrite == "Where is Zeiss Works based?"
     assert "next candidate: 'Zeiss Works'" in first_check.reason
-    assert "rewriter" not in roles  # the candidate, not a rewrite of the wrong bridge
+    # the candidate, not the check's rewrite of the wrong bridge
+    assert not any("rewritten" in q for q in _searched(job, 1))
 
 
 def test_candidates_are_tried_in_order_and_never_twice():
@@ -95,12 +91,12 @@ def test_candidates_are_tried_in_order_and_never_twice():
 
 
 def test_without_runners_up_a_hop_that_found_nothing_rewrites_as_before():
-    job, roles = _run(Finding(text="Vega Optics"), "Zeiss Works")
+    job, _ = _run(Finding(text="Vega Optics"), "Zeiss Works")
     searched = _searched(job, 1)
     assert searched[0] == "Where is Vega Optics based?"
     assert all("Zeiss" not in q for q in searched)
     assert job.sub_queries[(0, 1)].status == "insufficient"
-    assert roles.count("rewriter") == len(searched) - 1  # every further attempt a rewrite
+    assert all("rewritten" in q for q in searched[1:])  # any further attempt: a check's rewrite
 
 
 def _verified(follow_ups: list[str]) -> tuple[MemoryJob, list[str]]:
