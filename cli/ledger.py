@@ -122,6 +122,8 @@ def _print_job(report: JobLedger) -> None:
                   f"({report.retrieval_cache_hits} cache hits)", highlight=False)
     if report.source_routes:
         console.print(_source_routes_table(report))
+    if report.verifications:
+        console.print(_verifications_table(report))
 
 
 def _source_routes_table(report: JobLedger) -> Table:
@@ -133,6 +135,18 @@ def _source_routes_table(report: JobLedger) -> Table:
         scores = ", ".join(f"{name} {score:.2f}" for name, score in r.scores.items())
         out.add_row(f"{r.round}.{r.index}", r.text, ", ".join(r.sources), scores, r.by,
                     r.reason)
+    return out
+
+
+def _verifications_table(report: JobLedger) -> Table:
+    """Each round's verdict: the verifier's, or the evidence contract's check with the
+    contract it checked."""
+    out = _columns(Table(title="verification"), ["round", "sufficient", "confidence",
+                                                 "follow-ups", "why"],
+                   text=frozenset({"sufficient", "follow-ups", "why"}), wrap="why")
+    for v in report.verifications:
+        out.add_row(str(v.round), "yes" if v.sufficient else "no", f"{v.confidence:.2f}",
+                    "; ".join(v.follow_up_queries), v.reason)
     return out
 
 

@@ -29,6 +29,7 @@ from ragq.ledger.models import (
     RetrievalRequestRow,
     ReviewRow,
     SubQueryRow,
+    VerificationRow,
 )
 from ragq.schemas.reports import (
     UNROUTED,
@@ -39,6 +40,7 @@ from ragq.schemas.reports import (
     JobLedger,
     ModelCallEntry,
     SourceRouteEntry,
+    VerificationEntry,
 )
 from ragq.schemas.statuses import BUDGET_STOP
 
@@ -122,6 +124,14 @@ def _source_routes(session: Session, job_id: str) -> list[SourceRouteEntry]:
     return [e for e in out if e.sources]
 
 
+def _verifications(session: Session, job_id: str) -> list[VerificationEntry]:
+    rows = session.scalars(select(VerificationRow).where(VerificationRow.job_id == job_id)
+                           .order_by(VerificationRow.round))
+    return [VerificationEntry(round=r.round, sufficient=r.sufficient, confidence=r.confidence,
+                              reason=r.reason or "", follow_up_queries=list(r.follow_up_queries))
+            for r in rows]
+
+
 def job_ledger(session: Session, job_id: str) -> JobLedger:
     """Every budget charge of ``job_id`` in the order it was made (granted and refused), its
     model calls in order, its budget limits and the granted total per dimension.
@@ -143,6 +153,7 @@ def job_ledger(session: Session, job_id: str) -> JobLedger:
         dimensions=_dimensions(charges, budget),
         retrieval_calls=retrievals, retrieval_cache_hits=cache_hits,
         source_routes=_source_routes(session, job_id),
+        verifications=_verifications(session, job_id),
     )
 
 

@@ -67,6 +67,17 @@ class DimensionTotal(_Report):
     refused_charges: int
 
 
+class VerificationEntry(_Report):
+    """One verdict on whether the job's evidence is enough: the verifier's, or the evidence
+    contract's check (its reason names the contract) that ended the loop without one."""
+
+    round: int
+    sufficient: bool
+    confidence: float
+    reason: str
+    follow_up_queries: list[str]
+
+
 class JobLedger(_Report):
     """Every charge of a job in the order it was made, its model calls, and its budget."""
 
@@ -86,6 +97,7 @@ class JobLedger(_Report):
     retrieval_calls: int
     retrieval_cache_hits: int
     source_routes: list[SourceRouteEntry] = Field(default_factory=list)
+    verifications: list[VerificationEntry] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

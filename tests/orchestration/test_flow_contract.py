@@ -4,12 +4,21 @@ asks the verifier. Through the real decisions and step runner, in process."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from ragq.cli.main import app
+from ragq.ledger import add_job, make_engine, session_scope, upgrade
 from ragq.ledger.memory import MemoryJob, MemoryLedger
+from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.schemas.flow import (
     Evidence,
     Finding,
@@ -27,12 +36,11 @@ from tests.fakes.flow_world import COLLECTION, config, seeded_world
 PARTS = ["Who makes the Orion lens?", "Who makes the Vega lens?", "Who makes the Lyra lens?"]
 
 
-def _job(answered: Sequence[bool]) -> tuple[MemoryJob, list[str]]:
-    """A job planned as ``len(answered)`` parallel parts; part ``i``'s check is sufficient when
-    ``answered[i]``. Returns the job and the roles the provider was asked."""
+def _world(answered: Sequence[bool], roles: list[str]) -> Any:
+    """A world whose planner plans ``len(answered)`` parallel parts; part ``i``'s check is
+    sufficient when ``answered[i]``; ``roles`` collects the roles the provider was asked."""
     world = seeded_world(3)
     provider = world.provider
-    roles: list[str] = []
     parts = PARTS[: len(answered)]
 
     def plan(question: str, **kw: object) -> tuple[Plan, Usage]:
@@ -54,10 +62,21 @@ def _job(answered: Sequence[bool]) -> tuple[MemoryJob, list[str]]:
 
     provider.plan, provider.check_sufficiency = plan, check  # type: ignore[method-assign]
     provider.verify = verify  # type: ignore[method-assign]
+    return world
+
+
+def _job(answered: Sequence[bool]) -> tuple[MemoryJob, list[str]]:
+    roles: list[str] = []
+    world = _world(answered, roles)
     ledger = MemoryLedger()
-    job_id = ledger.add_job(" and ".join(parts), collection=COLLECTION, meta={"route": "full"})
+    job_id = ledger.add_job(_question(answered), collection=COLLECTION, meta={"route": "full"})
     InlineDispatcher(Runner(ledger, world, config(adaptive_expansion=False))).run(job_id)
     return ledger.jobs[job_id], roles
+
+
+def _question(answered: Sequence[bool]) -> str:
+    """One question (not a ticket: its asks would each be planned)."""
+    return f"Who makes each of the {len(answered)} lenses?"
 
 
 @settings(max_examples=12, deadline=None)
@@ -72,3 +91,29 @@ def test_the_verifier_is_asked_exactly_when_a_planned_key_is_unanswered(answered
         assert all(p in first.reason for p in PARTS[: len(answered)])  # the contract, recorded
     else:
         assert roles.count("verifier") == 1 and "evidence contract" not in first.reason
+
+
+def test_ragq_ledger_job_shows_the_contract_and_the_check_that_ended_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in [k for k in os.environ if k.startswith("RAGQ_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("RAGQ_HOME", str(tmp_path))
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    upgrade(url)
+    ledger = SqlFlowLedger(make_engine(url))
+    with session_scope(ledger.engine) as session:
+        job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
+                         collection=COLLECTION, question=_question([True, True]),
+                         acl=["public"], metadata={"route": "full"}).id
+    roles: list[str] = []
+    InlineDispatcher(Runner(ledger, _world([True, True], roles), config())).run(job_id)
+    result = CliRunner().invoke(app, ["ledger", "job", job_id, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    (verification,) = report["verifications"]
+    assert verification["sufficient"] and "evidence contract met: 2 key(s)" in \
+        verification["reason"]
+    assert f"'0: {PARTS[0]}': >= 1 source, cited" in verification["reason"]
+    called = [c["role"] for c in report["model_calls"]]
+    # two parts and the whole question (insurance, searched and checked, but no key)
+    assert "verifier" not in called and called.count("sufficiency+finder") == 3
