@@ -107,6 +107,10 @@ class Settings(BaseSettings):
     router: RoleMode = Field(
         RoleMode.LOCAL, description="local: each ask's route comes from a classifier in "
         "process (the question's form), no model call; model: the provider's router role.")
+    contract_stops_plans: bool = Field(
+        False, description="A plan of several sub-queries whose evidence contract is met (each "
+        "answered from a cited source) ends the loop without a verifier call, as a plan of one "
+        "does; off, the verifier still reads it (fewer model calls on, lower recall measured).")
     reranker: RoleMode = Field(
         RoleMode.LOCAL, description="local: the pooled evidence is re-scored in process "
         "(retrieval score, similarity to the question, the ask's words), no model call; model: "

@@ -57,6 +57,7 @@ class FlowConfig:
     embedding_per_mtok_usd: Decimal = Decimal(0)
     question_scores: bool = True
     local_roles: frozenset[str] = frozenset({"router", "reranker"})
+    contract_stops_plans: bool = False  # a met contract of several sub-queries ends the loop
     review: ReviewPolicy = field(default_factory=ReviewPolicy)
     search: SearchRequest = field(default_factory=SearchRequest)  # mode and fusion; no terms
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
