@@ -277,8 +277,22 @@ def assemble_with_floor(
     turns = [item for row in zip_longest(*sides) for item in row if item is not None]
     rest = assemble_context(evidence, max_tokens=max_tokens, count_tokens=count_tokens,
                             focus=" ".join(asks))
-    return fill_in_order([*turns, *rest], max_tokens=max_tokens, count_tokens=count_tokens,
-                         max_items=max_items, focus=" ".join(asks))
+    return fill_in_order(one_per_document_first([*turns, *rest]), max_tokens=max_tokens,
+                         count_tokens=count_tokens, max_items=max_items, focus=" ".join(asks))
+
+
+def one_per_document_first(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """``evidence`` with each document's first chunk in its place and every further chunk of a
+    document moved behind them all, in order: :func:`assemble_context`'s first pass, across
+    the sides of a ticket's context. A second chunk of a page the context already holds (found
+    by another ask, or by the floor) waits for the first chunk of every other page."""
+    seen: set[str] = set()
+    first: list[Evidence] = []
+    later: list[Evidence] = []
+    for item in evidence:
+        (later if item.doc_id in seen else first).append(item)
+        seen.add(item.doc_id)
+    return first + later
 
 
 def fill_in_order(

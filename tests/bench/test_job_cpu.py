@@ -11,7 +11,9 @@ import pytest
 from bench.job_cpu import REST, Meter, run
 
 DATASET = Path(__file__).resolve().parents[2] / "examples" / "eval"
-ROLES = ("router", "planner", "sufficiency", "finder", "verifier", "reranker", "synthesizer")
+# The model calls of the lean chain (routing and reranking play in process: DecideLocally)
+ROLES = ("planner", "sufficiency", "synthesizer")
+JOBS = 7  # the first seven questions: single lookups (simple route) and compound ones (planned)
 
 
 def meter_reading(*readings: float) -> Meter:
@@ -38,10 +40,12 @@ def test_a_component_that_raises_is_still_measured() -> None:
 
 
 def test_a_run_splits_every_job_by_what_its_steps_did() -> None:
-    figures = run(DATASET, 2)
+    figures = run(DATASET, JOBS)
     parts = figures["by_component_ms"]
-    assert figures["jobs"] == 2
+    assert figures["jobs"] == JOBS
     assert {f"model call: {role}" for role in ROLES} <= set(parts)
+    assert "other work: DecideLocally" in parts
+    assert not {"model call: router", "model call: reranker", "model call: finder"} & set(parts)
     for component in ("ledger writes", "ledger reads", "query embedding",
                       "retrieval (without embedding)", "recording the job", REST):
         assert parts[component] > 0, component

@@ -49,7 +49,7 @@ def test_a_batch_is_planned_checked_verified_and_answered_by_the_server(
                 collection=collection)
     requests, prompt, output = (chat_server.chat_requests, chat_server.reported_prompt_tokens,
                                 chat_server.reported_completion_tokens)
-    chat_server.script("router", openai_error(429, headers={"retry-after": "0"}))
+    chat_server.script("planner", openai_error(429, headers={"retry-after": "0"}))
     tickets = write_jsonl(tmp_path / "t.jsonl", [
         {"custom_id": f"o{i}", "question": q} for i, q in enumerate(QUESTIONS)])
     sent = submit_file(openai_stack.settings, tickets, collection=collection)
@@ -86,10 +86,10 @@ def test_a_batch_is_planned_checked_verified_and_answered_by_the_server(
         expected = prices.cost_of(row.model, row.prompt_tokens, row.completion_tokens)
         assert float(row.cost_usd) == pytest.approx(expected, abs=1e-8)
     (limited,) = [r for r in rows if r.status == "error"]
-    assert limited.role == "router" and "429" in (limited.error or "")
-    assert limited.call_key == "route#0" and limited.attempt == 0
-    assert {r.role for r in rows} >= {"router", "planner", "sufficiency", "finder", "verifier",
-                                      "synthesizer"}
+    assert limited.role == "planner" and "429" in (limited.error or "")
+    assert limited.call_key == "plan#0" and limited.attempt == 0
+    # routing and reranking play in process; the check carries the finding in one call
+    assert {r.role for r in rows} == {"planner", "sufficiency+finder", "verifier", "synthesizer"}
     total = sum((r.cost_usd for r in rows), Decimal(0))
     assert float(total) == pytest.approx(sum(got[k]["usage"]["cost_usd"] for k in got))
 
@@ -112,7 +112,7 @@ def test_a_rejected_key_fails_the_job_with_a_clear_error(
     assert "RAGQ_OPENAI_API_KEY" in result["error"]["message"]
     assert chat_server.chat_requests - before == 1  # no retry storm
     (row,) = calls_of(openai_stack, sent.job_ids)
-    assert row.status == "error" and row.role == "router" and "401" in (row.error or "")
+    assert row.status == "error" and row.role == "planner" and "401" in (row.error or "")
 
 
 def test_a_ticket_is_read_routed_and_answered_ask_by_ask_by_the_server(
@@ -131,5 +131,5 @@ def test_a_ticket_is_read_routed_and_answered_ask_by_ask_by_the_server(
     assert [a["answer"] for a in result["asks"]] == [
         "Fake answer to: Who makes the Zephyr camera?", "Fake answer to: What are prime lenses?"]
     roles = [c.role for c in calls_of(openai_stack, [result["job_id"]]) if c.status == "ok"]
-    assert roles.count("ticket_reader") == 1 and roles.count("router") == 2
+    assert roles.count("ticket_reader") == 1 and "router" not in roles  # routed in process
     assert roles.count("synthesizer") == 1
