@@ -108,10 +108,14 @@ class Settings(BaseSettings):
     )
     openai_model: str = Field("gpt-4o-mini", description="Chat model of every role by default.")
     openai_models: RoleModels = Field(
-        default_factory=RoleModels, description='Per-role models, JSON: {"synthesizer": "gpt-4o"}.'
+        default_factory=RoleModels,
+        description='Per-role models, JSON: {"synthesizer": "gpt-4o"} (roles: router, planner, '
+        "sufficiency, rewriter, finder, verifier, synthesizer, source_router)."
     )
     prices: PriceTable = Field(
-        default_factory=PriceTable, description="USD prices of model calls (JSON), see PriceTable."
+        default_factory=PriceTable,
+        description="USD prices of model calls (JSON, see docs/guide.md); OpenAI list prices of "
+        "a few models built in; an unknown model costs 0, with a warning."
     )
 
     provider: ProviderKind = Field(
@@ -178,7 +182,7 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(
         MAX_QUESTION_CHARS, ge=1, le=QUESTION_CHARS_CAP,
         description="Longest question a ticket may ask, in characters; a longer ticket fails "
-        "alone (its line goes to the errors file).",
+        "alone (question_too_long in the errors file); a single job is refused (422).",
     )
 
     api_host: str = Field("127.0.0.1", description="Where `ragq serve` and `ragq up --api` listen.")
@@ -222,7 +226,9 @@ class Settings(BaseSettings):
         "(BM25-style terms) or hybrid (both, fused); `ragq search --mode` overrides it."
     )
     search_fusion: SearchFusion = Field(
-        SearchFusion.RRF, description="How hybrid search fuses dense and sparse: rrf or dbsf."
+        SearchFusion.RRF,
+        description="How hybrid search fuses dense and sparse: rrf (reciprocal rank, k=60) or "
+        "dbsf (distribution-based score fusion)."
     )
     cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs.")
     cache_url: str | None = Field(
@@ -240,14 +246,16 @@ class Settings(BaseSettings):
     embedded_port: int = Field(0, ge=0, le=65535, description="0 picks a free port.")
     vector_worker_threads: int = Field(
         default_factory=lambda: max(2, os.cpu_count() or 2), ge=1, le=256,
-        description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores.")
+        description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores, "
+        "at least 2.")
     # The I/O pool is wide by default: a model call waits on HTTP, and a waiting thread costs
     # no CPU, so the model's latency, not our threads, bounds a backlog. One process per core
     # (at most 8): the steps between two model calls are Python and hold the GIL.
     general_worker_processes: int = Field(
         default_factory=lambda: min(8, max(1, os.cpu_count() or 1)), ge=1, le=64,
-        description="Processes of the I/O pool: the steps between model calls are Python and "
-        "take the GIL, so one process per core keeps every core deciding and recording.")
+        description="Processes of the I/O pool (general, general2, …): the steps between model "
+        "calls are Python and take the GIL, so one process per core (at most 8) keeps every core "
+        "deciding and recording.")
     general_worker_threads: int = Field(
         256, ge=1, le=2048,
         description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "
@@ -295,8 +303,9 @@ class Settings(BaseSettings):
         300.0, gt=0, description="The bound of a task; its work stops 10 s before."
     )
     visibility_timeout_s: float | None = Field(
-        None, gt=0, description="When an unacknowledged task (its worker died) is redelivered; "
-        "unset = 2 x task_time_limit_s + 60."
+        None, gt=0, description="Redis brokers: when an unacknowledged task (its worker died) is "
+        "redelivered if no supervisor gave it back first; unset = 2 x task_time_limit_s + 60; "
+        "must exceed the task bound."
     )
 
     @field_validator("collection")
