@@ -61,8 +61,9 @@ def _type_name(annotation: Any) -> str:
         return "JSON object"
     if origin in (list, tuple, set, frozenset):
         return "JSON list"
-    names = {str: "text", int: "integer", float: "number", bool: "boolean", Path: "path"}
-    return names.get(annotation, getattr(annotation, "__name__", str(annotation)))
+    plain: dict[Any, str] = {str: "text", int: "integer", float: "number", bool: "boolean",
+                             Path: "path"}
+    return plain.get(annotation, getattr(annotation, "__name__", str(annotation)))
 
 
 def _default(field: FieldInfo) -> str:
