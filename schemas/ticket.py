@@ -73,7 +73,7 @@ class BudgetProfiles(BaseModel):
 DEFAULT_ACL_RULE = ("A ticket without `acl` reads with its submitter's labels: the API key's "
                     "ACL, or `[\"public\"]` without a key (`ragq submit`, `ragq ask`, "
                     "`ragq eval`).")
-"""The one default-ACL rule, word for word in docs/formats.md, the README and the OpenAPI
+"""The one default-ACL rule, word for word in docs/formats.md, docs/guide.md and the OpenAPI
 document (a test checks all three)."""
 ACL_DESCRIPTION = ("The labels this job may read: each stripped and kept once; an empty list "
                    "or a blank label is refused (`invalid_ticket`). With an API key, labels "

@@ -1,4 +1,4 @@
-"""`ragq … --help` reads like the README, and a command checks what it is given before it
+"""`ragq … --help` reads like docs/cli.md, and a command checks what it is given before it
 looks for the stack: the user's own mistake is the first thing they are told."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`docker/` against the code it packages. No image is built here (no Docker engine on the test
-machines); what can be checked without one is: the compose file names every service the README
-names, gives each ragq service only settings the code reads (and the ones it needs), runs the
-Celery app and queues that exist; the Dockerfile installs the whole package; and, where Docker's
-compose tool is installed, ``compose config`` accepts the file."""
+machines); what can be checked without one is: the compose file names every service
+docs/operations.md names, gives each ragq service only settings the code reads (and the ones it
+needs), runs the Celery app and queues that exist; the Dockerfile installs the whole package;
+and, where Docker's compose tool is installed, ``compose config`` accepts the file."""
 
 from __future__ import annotations
 
@@ -37,15 +37,15 @@ def _ragq_services(services: dict[str, Any]) -> dict[str, Any]:
     return {name: s for name, s in services.items() if "build" in s}
 
 
-def _readme_services() -> list[str]:
-    """The services in the README's table of the compose topology (first column)."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### The compose topology", 1)[1].split("\n#", 1)[0]
+def _documented_services() -> list[str]:
+    """The services in docs/operations.md's table of the compose topology (first column)."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    section = text.split("## The compose topology", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"^\| `([a-z-]+)` \|", section, flags=re.MULTILINE)
 
 
-def test_every_service_the_readme_names_is_in_the_compose_file(services):
-    named = _readme_services()
+def test_every_service_the_operations_page_names_is_in_the_compose_file(services):
+    named = _documented_services()
     assert len(named) >= 8
     assert set(named) == set(services)
 

@@ -1,6 +1,6 @@
 """One error vocabulary, documented once (issue 35): docs/formats.md lists every code the paths
 can answer with, and nothing else; every code the API and the ticket parser use is in it; the
-default-ACL rule reads the same in docs/formats.md, the README and the OpenAPI document."""
+default-ACL rule reads the same in docs/formats.md, docs/guide.md and the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_the_default_acl_rule_reads_the_same_everywhere(tmp_path):
     from tests.fakes.broker import memory_settings
 
     assert '`["public"]` without a key' in DEFAULT_ACL_RULE and "API key's" in DEFAULT_ACL_RULE
-    for page in (ROOT / "docs" / "formats.md", ROOT / "README.md"):
+    for page in (ROOT / "docs" / "formats.md", ROOT / "docs" / "guide.md"):
         assert _flat(DEFAULT_ACL_RULE) in _flat(page.read_text()), page.name
     with TestClient(create_api(memory_settings(tmp_path / "home"))) as client:
         schemas = client.get("/openapi.json").json()["components"]["schemas"]
