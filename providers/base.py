@@ -67,9 +67,11 @@ class ModelProvider(Protocol):
         """What the evidence says in answer to the sub-query, for dependent sub-queries."""
 
     def verify(
-        self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
+        self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str],
+        missing: Sequence[str] = (),
     ) -> tuple[Verification, Usage]:
-        """Does the evidence, taken together, answer the question? What is missing?"""
+        """Does the evidence, taken together, answer the question? What is missing? ``missing``:
+        the evidence contract's unanswered keys, which the follow-ups should find first."""
 
     def rerank(self, question: str, candidates: Sequence[Evidence], *,
                asks: Sequence[str] = ()) -> tuple[Ranking, Usage]:

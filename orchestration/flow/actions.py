@@ -326,9 +326,13 @@ class CheckRequest(RoleRequest):
 
 @dataclass(frozen=True)
 class VerifyRequest(RoleRequest):
+    """``missing``: the evidence contract's keys the plan's searches did not answer, what the
+    verifier's follow-ups should find."""
+
     question: str
     evidence: tuple[Evidence, ...]
     findings: tuple[str, ...]
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,8 @@ def evidence_contract(state: JobState) -> tuple[EvidenceContract, dict[str, KeyS
 def on_verify_due(state: JobState, event: VerifyDue) -> list[Action]:
     evidence = tuple(state.evidence_of())
     reserve = estimate_tokens(" ".join([state.asked, *(e.text for e in evidence)]))
-    request = VerifyRequest(state.asked, evidence, tuple(state.findings))
+    missing = check_contract(*evidence_contract(state)).missing if event.round == 0 else ()
+    request = VerifyRequest(state.asked, evidence, tuple(state.findings), missing)
     return [SetStatus(JobStatus.VERIFYING),
             *ask("verifier", f"verify:{event.round}", reserve, request, {"round": event.round})]
 

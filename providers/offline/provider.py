@@ -120,8 +120,10 @@ class OfflineProvider:
         return _metered(lambda: finder.find(sub_query, evidence),
                         [sub_query, *_texts(evidence)], lambda f: f.text)
 
-    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
-               ) -> tuple[Verification, Usage]:
+    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str],
+               missing: Sequence[str] = ()) -> tuple[Verification, Usage]:
+        # The offline verifier reads the question's own entities and terms for what is
+        # missing; a key the checks left unanswered was already rewritten up to its attempts.
         return _metered(lambda: verifier.verify(question, evidence, findings, self._similarity),
                         [question, *_texts(evidence), *findings],
                         lambda v: " ".join(v.follow_up_queries))

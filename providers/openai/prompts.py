@@ -155,10 +155,13 @@ def find(sub_query: str, evidence: Sequence[Evidence]) -> Messages:
                     f"Query: {sub_query}\n\nEvidence:\n{evidence_block(evidence)}")
 
 
-def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str]) -> Messages:
+def verify(question: str, evidence: Sequence[Evidence], findings: Sequence[str],
+           missing: Sequence[str] = ()) -> Messages:
+    unanswered = (f"Parts the searches did not answer (follow_up_queries should find these "
+                  f"first):\n{_bullets(missing)}\n\n" if missing else "")
     return messages(ModelRole.VERIFIER,
                     f"Question: {question}\n\nFindings so far:\n{_bullets(findings)}\n\n"
-                    f"Evidence:\n{evidence_block(evidence)}")
+                    f"{unanswered}Evidence:\n{evidence_block(evidence)}")
 
 
 def synthesize(question: str, context: Sequence[Evidence], strategy: str,

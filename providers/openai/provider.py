@@ -131,11 +131,12 @@ class OpenAIProvider:
             lambda w: wire.to_finding(w, evidence),
             lambda why: Finding(text="", reason=_fallback_note(why))))
 
-    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
-               ) -> tuple[Verification, Usage]:
-        """Whether the evidence answers the question; falls back to "not sufficient", 0."""
+    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str],
+               missing: Sequence[str] = ()) -> tuple[Verification, Usage]:
+        """Whether the evidence answers the question, follow-ups first for the contract's
+        ``missing`` keys; falls back to "not sufficient", 0."""
         return self.caller.run(RoleCall(
-            ModelRole.VERIFIER, prompts.verify(question, evidence, findings),
+            ModelRole.VERIFIER, prompts.verify(question, evidence, findings, missing),
             wire.VerificationWire, wire.to_verification,
             lambda why: Verification(sufficient=False, confidence=0.0,
                                      reason=_fallback_note(why))))

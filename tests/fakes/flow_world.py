@@ -130,8 +130,8 @@ class SeededProvider:
         others = [self._text(2) for _ in range(self.rng.choice([0, 0, 1, 2]))] if text else []
         return Finding(text=text, alternatives=others), usage
 
-    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
-               ) -> tuple[Verification, Usage]:
+    def verify(self, question: str, evidence: Sequence[Evidence], *, findings: Sequence[str],
+               missing: Sequence[str] = ()) -> tuple[Verification, Usage]:
         usage = self._usage("verifier")
         follow_ups = [self._text() for _ in range(self.rng.randint(0, 3))]
         return Verification(sufficient=self.rng.random() < 0.4, confidence=self.rng.random(),

@@ -55,9 +55,10 @@ def _world(answered: Sequence[bool], roles: list[str]) -> Any:
         return SufficiencyVerdict(sufficient=ok, score=0.9 if ok else 0.2,
                                   finding=Finding(text="Orion Labs")), Usage(model="m")
 
-    def verify(question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
-               ) -> tuple[Verification, Usage]:
+    def verify(question: str, evidence: Sequence[Evidence], *, findings: Sequence[str],
+               missing: Sequence[str] = ()) -> tuple[Verification, Usage]:
         roles.append("verifier")
+        roles.extend(f"missing {key}" for key in missing)
         return Verification(sufficient=True, confidence=0.9), Usage(model="m")
 
     provider.plan, provider.check_sufficiency = plan, check  # type: ignore[method-assign]
@@ -96,6 +97,11 @@ def test_a_met_contract_stops_without_a_verifier_and_an_unmet_one_never_does(ans
         assert all(p in first.reason for p in PARTS[: len(answered)])  # the contract, recorded
     else:
         assert roles.count("verifier") == 1 and "evidence contract" not in first.reason
+        # the verifier is told which keys the searches left unanswered, and only those
+        unanswered = [f"missing {i}: {p}" for i, (p, ok) in enumerate(zip(PARTS, answered,
+                                                                           strict=False))
+                      if not ok]
+        assert [r for r in roles if r.startswith("missing ")] == unanswered
 
 
 def test_ragq_ledger_job_shows_the_contract_and_the_check_that_ended_the_loop(

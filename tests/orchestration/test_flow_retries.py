@@ -100,7 +100,8 @@ def test_without_runners_up_a_hop_that_found_nothing_rewrites_as_before():
 
 
 def _verified(follow_ups: list[str]) -> tuple[MemoryJob, list[str]]:
-    """One single-search job whose verifier is never satisfied and asks ``follow_ups``."""
+    """One single-search job whose check and verifier are never satisfied, the verifier asking
+    ``follow_ups``."""
     from ragq.schemas.flow import Verification
 
     world = seeded_world(7)
@@ -110,13 +111,20 @@ def _verified(follow_ups: list[str]) -> tuple[MemoryJob, list[str]]:
     def plan(question: str, **kw: object) -> tuple[Plan, Usage]:
         return Plan(sub_queries=[PlannedSubQuery(text=MAKER)]), Usage(model="m")
 
-    def verify(question: str, evidence: Sequence[Evidence], *, findings: Sequence[str]
-               ) -> tuple[Verification, Usage]:
+    def verify(question: str, evidence: Sequence[Evidence], *, findings: Sequence[str],
+               missing: Sequence[str] = ()) -> tuple[Verification, Usage]:
         roles.append("verifier")
         return Verification(sufficient=False, confidence=0.2,
                             follow_up_queries=follow_ups), Usage(model="m")
 
+    def check(sub_query: str, evidence: Sequence[Evidence], **kw: object
+              ) -> tuple[SufficiencyVerdict, Usage]:
+        # never sufficient (no met contract to end the loop) and no rewrite: the verifier asks
+        return SufficiencyVerdict(sufficient=False, score=0.9,
+                                  finding=Finding(text="Orion Labs")), Usage(model="m")
+
     provider.plan, provider.verify = plan, verify  # type: ignore[method-assign]
+    provider.check_sufficiency = check  # type: ignore[method-assign]
     ledger = MemoryLedger()
     job_id = ledger.add_job("Who makes the Orion lens?", collection=COLLECTION,
                             meta={"route": "full"})
