@@ -227,3 +227,28 @@ def fallback_reason(scores: Sequence[float], *, min_top_score: float) -> str | N
     pass: no hits, or a top score below ``min_top_score``); None when they are worth keeping."""
     weak = weak_pass(scores, min_top_score=min_top_score, min_margin=0.0)
     return None if weak is None else f"filtered search weak ({weak}): searched unfiltered"
+
+
+def request_filters(query: str, sources: Sequence[str], schemas: Mapping[str, MetadataSchema]
+                    ) -> tuple[tuple[MetadataFilter, ...], tuple[FilterDecision, ...]]:
+    """The filters one search of ``query`` in ``sources`` carries, and the decision on each
+    constraint read from it: none unless it searches one source that declares a schema (a
+    filter means something only under the schema it was read with)."""
+    if len(sources) != 1 or sources[0] not in schemas:
+        return (), ()
+    schema = schemas[sources[0]]
+    return validate_filters(read_constraints(query, schema), schema)
+
+
+def filter_record(filters: Sequence[MetadataFilter], decisions: Sequence[FilterDecision],
+                  fallback: str | None) -> dict[str, Any]:
+    """What the ledger keeps of a request's metadata filters: the kept filters' label (what
+    its key covers), every decision and, when the filtered search was given up, why; empty
+    when nothing was proposed."""
+    if not decisions:
+        return {}
+    record: dict[str, Any] = {"label": filters_label(filters),
+                              "decisions": [d.model_dump(mode="json") for d in decisions]}
+    if fallback:
+        record["fallback"] = fallback
+    return record
