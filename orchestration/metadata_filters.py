@@ -29,9 +29,10 @@ from ragq.schemas.metadata import (
     MetadataSchema,
 )
 
-#: Declared values shorter than this are not looked for in a text: too many words contain them.
+#: Declared values shorter than this (codes such as "EU") count as named only when written
+#: with their declared case as a whole word: in lower case they are ordinary words ("us").
 MIN_VALUE_CHARS = 3
-#: A value preceded by one of these (within two words) is excluded by the text, not wanted.
+#: A value preceded by one of these (within three words) is excluded by the text, not wanted.
 _NEGATIONS = ("not", "no", "except", "excluding", "without", "other than", "besides", "non")
 #: Comparison words (lowercase) and the operator each means before a number or a date.
 COMPARISONS: dict[str, FilterOp] = {
@@ -56,22 +57,26 @@ def _phrase(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def _named(value: str, text: str) -> bool:
-    """Whether ``text`` (a :func:`_phrase`) names ``value`` as whole words (a plural too),
-    not right after a negation."""
+def _named(value: str, text: str, original: str) -> bool:
+    """Whether ``text`` (a :func:`_phrase` of ``original``) names ``value`` as whole words (a
+    plural too), not right after a negation."""
     words = _phrase(value)
-    if len(words) < MIN_VALUE_CHARS:
+    if not words:
         return False
-    for found in re.finditer(rf"\b{re.escape(words)}(?:s|es)?\b", text):
-        before = text[:found.start()].split()[-2:]
-        if not any(n in " ".join(before).split() or " ".join(before).endswith(n)
-                   for n in _NEGATIONS):
+    if len(words) < MIN_VALUE_CHARS:
+        text, words = " ".join(re.findall(r"[A-Za-z0-9]+", original)), value.strip()
+        pattern = rf"(?<![A-Za-z0-9]){re.escape(words)}(?![A-Za-z0-9])"
+    else:
+        pattern = rf"\b{re.escape(words)}(?:s|es)?\b"
+    for found in re.finditer(pattern, text):
+        before = f" {' '.join(text[:found.start()].lower().split()[-3:])} "
+        if not any(f" {n} " in before for n in _NEGATIONS):
             return True
     return False
 
 
-def _value_filters(field: MetadataField, text: str) -> list[dict[str, Any]]:
-    named = [v for v in field.values if _named(v, text)]
+def _value_filters(field: MetadataField, text: str, original: str) -> list[dict[str, Any]]:
+    named = [v for v in field.values if _named(v, text, original)]
     # A value that is a part of another named value ("gold" in "gold plus") is the longer one.
     named = [v for v in named if not any(v != o and _phrase(v) in _phrase(o) for o in named)]
     if not named:
@@ -120,7 +125,7 @@ def read_constraints(text: str, schema: MetadataSchema) -> list[dict[str, Any]]:
     proposed: list[dict[str, Any]] = []
     for field in schema.fields:
         if field.type in (FieldType.ENUM, FieldType.KEYWORD):
-            proposed += _value_filters(field, phrase)
+            proposed += _value_filters(field, phrase, text)
         else:
             proposed += _order_filters(field, text, only_date=len(dates) == 1)
     return proposed
@@ -137,18 +142,19 @@ def _problem(flt: MetadataFilter, field: MetadataField | None, schema: MetadataS
         takes = "a non-empty list" if flt.op is FilterOp.IN else "one value"
         return f"op {flt.op.value!r} takes {takes}"
     if flt.op in ORDER_OPS and field.type not in (FieldType.NUMBER, FieldType.DATE):
-        return (f"{flt.op.value!r} compares numbers and dates; {field.name!r} is a "
+        return (f"{flt.op.value!r} compares numbers and dates; {field.name!r} is of type "
                 f"{field.type.value}")
     if flt.op is FilterOp.IN and field.type in (FieldType.NUMBER, FieldType.DATE):
-        return f"'in' matches keyword and enum values; {field.name!r} is a {field.type.value}"
+        return (f"'in' matches keyword and enum values; {field.name!r} is of type "
+                f"{field.type.value}")
     if field.type is FieldType.ENUM:
         outside = [v for v in values if str(v) not in field.values]
         if outside:
             return f"{outside} not among {field.name!r}'s values {list(field.values)}"
     if field.type is FieldType.NUMBER and not all(_number(v) is not None for v in values):
-        return f"{field.name!r} is a number; got {values}"
+        return f"{field.name!r} is of type number; got {values}"
     if field.type is FieldType.DATE and not all(parse_date(str(v)) for v in values):
-        return f"{field.name!r} is an ISO date; got {values}"
+        return f"{field.name!r} is of type date (ISO 8601); got {values}"
     return None
 
 
