@@ -101,8 +101,13 @@ def sources(settings: Settings, *, as_json: bool) -> None:
 def source_show(settings: Settings, name: str, *, as_json: bool) -> None:
     """One source and its metadata schema, one row per field."""
     from ragq import submission
+    from ragq.errors import NotFoundError
 
-    detail = submission.source_detail(settings, caller=submission.caller_of(settings), name=name)
+    try:
+        detail = submission.source_detail(settings, caller=submission.caller_of(settings),
+                                          name=name)
+    except NotFoundError as exc:
+        fail(str(exc))
     if as_json:
         emit_json(detail)
         return
