@@ -50,6 +50,7 @@ from ragq.orchestration.sparse_terms import document_terms, query_terms
 from ragq.orchestration.text import words
 from ragq.providers.offline import OfflineProvider
 from ragq.schemas.document import Document
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.search import SearchRequest
 from ragq.settings import build_settings
 from ragq.submission.access import Caller
@@ -74,11 +75,13 @@ def store_dir(corpus: Path) -> Path:
     return CACHE_ROOT / f"{corpus.parent.name}-{digest}-{CHUNK_WORDS}w{CHUNK_OVERLAP}-terms"
 
 
-def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
+def ingest(corpus: Path, embedder: Any, store_cls: Any,
+           schema: MetadataSchema | None = None) -> Path:
     """Chunk, embed and store ``corpus`` as ingest does (text vectors of ``embedding_text``,
     title vectors of the document titles, sparse terms of ``embedding_text``) unless its cache
     is complete; returns the store dir. Vectors are cached on disk too (bench/embed_cache.py),
-    so a layout change re-embeds nothing."""
+    so a layout change re-embeds nothing. ``schema``: the metadata fields the chunks store and
+    the store indexes (bench/metadata_filters.py), as ingest does for a source with one."""
     from bench.embed_cache import CachedEmbeddings
 
     root = store_dir(corpus)
@@ -88,7 +91,8 @@ def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
     lines = corpus.read_text().splitlines()
     docs = [Document(**json.loads(line)) for line in lines if line.strip()]
     chunks = [c for d in docs for c in chunk_document(
-        d, collection=COLLECTION, size_words=CHUNK_WORDS, overlap_words=CHUNK_OVERLAP)]
+        d, collection=COLLECTION, size_words=CHUNK_WORDS, overlap_words=CHUNK_OVERLAP,
+        schema=schema)]
     cache = CachedEmbeddings(embedder, root=CACHE_ROOT / "embeddings")
     vectors = cache.embed([embedding_text(c) for c in chunks], label=corpus.parent.name)
     titles = sorted({c.title for c in chunks if c.title})
@@ -96,6 +100,8 @@ def ingest(corpus: Path, embedder: Any, store_cls: Any) -> Path:
     store = store_cls(root)
     try:
         store.ensure_collection(COLLECTION, embedder.dim)
+        if schema is not None:
+            store.index_fields(COLLECTION, {f.name: f.type for f in schema.fields})
         for start in range(0, len(chunks), 256):
             part = range(start, min(start + 256, len(chunks)))
             store.upsert(COLLECTION, [

@@ -19,14 +19,15 @@ SEARCH = Task.SEARCH
 
 
 def ingest(settings: Settings, path: Path, *, collection: str, as_json: bool,
-           description: str | None = None) -> None:
+           description: str | None = None, schema_file: Path | None = None) -> None:
     """Ingest ``path``; progress (on stderr) starts with the first finished batch, so a bad
     path or a stopped stack prints its error alone."""
     from ragq.ingestion.submit import ingest_path
 
     with StageProgress(err_console, disable=as_json) as progress:
         report = ingest_path(settings, path, collection=collection,
-                             on_progress=progress.stage("ingesting"), description=description)
+                             on_progress=progress.stage("ingesting"), description=description,
+                             schema_file=schema_file)
     summarize(report, settings, collection=collection, as_json=as_json)
     if report.error:
         fail(f"nothing ingested: {report.error} (run {report.run_id} ended as failed)")
@@ -94,4 +95,31 @@ def sources(settings: Settings, *, as_json: bool) -> None:
     table = Table("source", "documents", "hits", "description")
     for s in listed:
         table.add_row(s["name"], str(s["documents"]), str(s["hits"]), s["description"] or "–")
+    console.print(table)
+
+
+def source_show(settings: Settings, name: str, *, as_json: bool) -> None:
+    """One source and its metadata schema, one row per field."""
+    from ragq import submission
+    from ragq.errors import NotFoundError
+
+    try:
+        detail = submission.source_detail(settings, caller=submission.caller_of(settings),
+                                          name=name)
+    except NotFoundError as exc:
+        fail(str(exc))
+    if as_json:
+        emit_json(detail)
+        return
+    console.print(f"source [bold]{detail['name']}[/]: {detail['documents']} documents, "
+                  f"{detail['hits']} hits; {detail['description'] or 'no description'}")
+    fields = detail["metadata_schema"]["fields"]
+    if not fields:
+        console.print("no metadata schema: searches of this source are not filtered on metadata")
+        return
+    table = Table("field", "type", "description", "values")
+    for f in fields:
+        values = ", ".join(f.get("values") or [])
+        table.add_row(f["name"], f["type"], f.get("description") or "–",
+                      (values[:100] + "…") if len(values) > 100 else values or "–")
     console.print(table)

@@ -124,6 +124,29 @@ def _print_job(report: JobLedger) -> None:
         console.print(_source_routes_table(report))
     if report.verifications:
         console.print(_verifications_table(report))
+    if report.metadata_filters:
+        console.print(_filters_table(report))
+
+
+def _filters_table(report: JobLedger) -> Table:
+    """Each search's metadata filters: what was proposed, kept or dropped, and why; and the
+    fallback to the unfiltered search when the filtered one was weak."""
+    out = _columns(Table(title="metadata filters"), ["sub-query", "query", "filter", "kept",
+                                                     "why"],
+                   text=frozenset({"query", "filter", "kept", "why"}), wrap="why")
+    for e in report.metadata_filters:
+        where = "—" if e.round is None else f"{e.round}.{e.index}"
+        for d in e.decisions:
+            p = d.get("proposed") or {}
+            shown = f"{p.get('field', '?')} {p.get('op', 'eq')} {p.get('value', '?')}"
+            out.add_row(f"{where}#{e.attempt}", e.query[:60], shown,
+                        "kept" if d.get("kept") else "dropped",
+                        f"{d.get('reason', '')} (by {d.get('by', '?')})",
+                        style=None if d.get("kept") else "yellow")
+        if e.fallback:
+            out.add_row(f"{where}#{e.attempt}", e.query[:60], "—", "fallback", e.fallback,
+                        style="red")
+    return out
 
 
 def _source_routes_table(report: JobLedger) -> Table:

@@ -103,13 +103,28 @@ def ingest(
         "--source-description", metavar="TEXT",
         help="What the collection holds, in words: the source router reads it to send "
              "sub-queries here (sets or replaces it).")] = None,
+    metadata_schema: Annotated[Path | None, typer.Option(
+        "--metadata-schema", metavar="FILE",
+        help="A JSON file declaring the source's filterable metadata fields "
+             '({"fields": [{"name", "type", "description", "values"}], "drop": [...]}); '
+             "overrides what ingest infers from the documents (see docs/metadata.md).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Chunk, embed and upsert documents; bad lines are reported and skipped. The collection
-    is registered as a source."""
+    is registered as a source, with the metadata fields its documents imply."""
     settings = _settings()
     documents.ingest(settings, path, collection=collection or settings.collection, as_json=as_json,
-                     description=source_description)
+                     description=source_description, schema_file=metadata_schema)
+
+
+@sources_app.command("show")
+def sources_show(
+    name: Annotated[str, typer.Argument(help="The source (collection) name.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """One source: its description, documents, past hits and metadata schema (the fields a
+    sub-query's constraints may filter on)."""
+    documents.source_show(_settings(), name, as_json=as_json)
 
 
 @sources_app.command("list")

@@ -3,12 +3,14 @@ chord to the workers, and follow its progress."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from celery import chord
 
@@ -21,8 +23,16 @@ from ragq.ledger import (
     finish_ingest_run,
     register_source,
     session_scope,
+    source_schema,
+)
+from ragq.orchestration.metadata_schema import (
+    SchemaFileError,
+    apply_override,
+    infer_schema,
+    merge_schemas,
 )
 from ragq.schemas.document import Document
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.statuses import IngestStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.text import collection_name_problem
@@ -104,13 +114,45 @@ def _fail_run(settings: Settings, run_id: str, reason: str) -> None:
         finish_ingest_run(session, run_id=run_id, status=IngestStatus.FAILED, error=reason)
 
 
+def source_schema_for(docs: Sequence[Document], stored: dict[str, Any] | None,
+                      override: Mapping[str, Any] | None) -> MetadataSchema | None:
+    """The source's metadata schema after ingesting ``docs``: the stored one, plus the fields
+    the documents imply that it does not name, then the user's ``override`` file applied.
+    None when nothing declares a field (the source filters on nothing, as before).
+    Raises InputError naming what is wrong with ``override``."""
+    schema = merge_schemas(MetadataSchema.model_validate(stored) if stored else None,
+                           infer_schema(d.metadata for d in docs))
+    if override is not None:
+        try:
+            schema = apply_override(schema, override)
+        except SchemaFileError as exc:
+            raise InputError(str(exc), source="--metadata-schema") from exc
+    return schema if schema.fields or stored or override is not None else None
+
+
+def read_schema_file(path: Path) -> dict[str, Any]:
+    """The JSON object of a ``--metadata-schema`` file. Raises InputError when it is missing
+    or not a JSON object."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read metadata schema {path}: {exc}",
+                         source="--metadata-schema") from exc
+    if not isinstance(loaded, dict):
+        raise InputError(f"metadata schema {path} must be a JSON object with 'fields'",
+                         source="--metadata-schema")
+    return loaded
+
+
 def ingest_path(
     settings: Settings, path: Path, *, collection: str, on_progress: Progress | None = None,
     timeout_s: float = FOLLOW_TIMEOUT_S, description: str | None = None,
+    schema_file: Path | None = None,
 ) -> IngestReport:
     """Ingest ``path`` into ``collection`` through the workers and wait for the end. The
     collection is registered as a source of the settings' tenant; ``description`` (when given)
-    sets what the source router reads about it.
+    sets what the source router reads about it. Its metadata schema is inferred from the
+    documents (kept over by a stored one) and overridden by ``schema_file`` (issue 37).
 
     A path without one valid document ends its run as failed (``report.error`` says why).
     Raises InputError for a bad path or collection name (no run is opened), and StackError when
@@ -120,13 +162,17 @@ def ingest_path(
     if problem:
         raise InputError(problem, source="--collection")
     docs, bad = load(path)
+    override = read_schema_file(schema_file) if schema_file is not None else None
     # The path first, then the stack, then the ledger: with the stack down the fix to name is
     # `ragq up` (which also migrates the ledger), not the ledger's missing tables.
     app = client_app(settings)
     run_id = _open_run(settings, path, collection, len(docs), len(bad), timeout_s)
     with session_scope(resources_for(settings).engine) as session:
+        stored = source_schema(session, tenant=settings.tenant, name=collection)
+        schema = source_schema_for(docs, stored, override)
+        schema_json = schema.model_dump(mode="json") if schema is not None else None
         register_source(session, tenant=settings.tenant, name=collection,
-                        description=description)
+                        description=description, metadata_schema=schema_json)
     report = IngestReport(run_id, collection, len(docs), bad)
     if not docs:
         report.error = (f"no valid document in {path}: {len(bad)} bad lines" if bad
@@ -138,6 +184,7 @@ def ingest_path(
         app.signature(
             Task.INGEST_DOCUMENTS,
             args=(run_id, collection, [d.model_dump(mode="json") for d in b]),
+            kwargs={"metadata_schema": schema_json} if schema_json else {},
             argsrepr=f"({run_id!r}, {collection!r}, <{len(b)} documents>)",
         )
         for b in parts

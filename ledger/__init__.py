@@ -61,6 +61,7 @@ from ragq.ledger.sources import (
     list_sources,
     register_source,
     source_names,
+    source_schema,
     sources_holding_documents,
 )
 from ragq.ledger.sql_flow import SqlFlowLedger
@@ -151,6 +152,7 @@ __all__ = [
     "SourceView",
     "list_sources",
     "register_source",
+    "source_schema",
     "collection_holds_documents",
     "source_names",
     "sources_holding_documents",

@@ -31,7 +31,7 @@ from ragq.ledger.models import (
     VerificationRow,
     table_of,
 )
-from ragq.ledger.sources import source_descriptions, source_hits
+from ragq.ledger.sources import source_descriptions, source_hits, source_schemas
 from ragq.orchestration.flow import (
     AskState,
     BudgetState,
@@ -43,6 +43,7 @@ from ragq.orchestration.flow import (
     VerificationState,
 )
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
 
 _JOB_ID = bindparam("job_id")
@@ -116,6 +117,7 @@ def load_state(conn: Connection, *, job_id: str, config: FlowConfig) -> JobState
         sub_queries=_sub_queries(conn, bound), requests=_requests(conn, bound),
         evidence=_evidence(conn, bound), verifications=_verifications(conn, bound),
         sources=_sources(conn, job.tenant, meta.get("sources") or ()),
+        schemas=_schemas(conn, job.tenant, meta.get("sources") or (job.collection,)),
     )
 
 
@@ -138,6 +140,13 @@ def _sources(conn: Connection, tenant: str, names: Sequence[str]) -> tuple[Sourc
     hits = source_hits(conn, tenant=tenant, names=names)
     return tuple(SourceProfile(name=n, description=described.get(n, ""), hits=hits.get(n, 0))
                  for n in names)
+
+
+def _schemas(conn: Connection, tenant: str, names: Sequence[str]
+             ) -> dict[str, MetadataSchema]:
+    """The metadata schemas the job's collections declare (issue 37)."""
+    return {name: MetadataSchema.model_validate(schema)
+            for name, schema in source_schemas(conn, tenant=tenant, names=names).items()}
 
 
 def _budget(conn: Connection, bound: dict[str, Any]) -> BudgetState | None:
@@ -178,7 +187,9 @@ def _requests(conn: Connection, bound: dict[str, Any]) -> tuple[RequestState, ..
     return tuple(RequestState(id=r.id, sub_query_id=r.sub_query_id, attempt=r.attempt,
                               query=r.query_text, key=r.normalized_key, top_k=r.top_k,
                               dedup_of=r.dedup_of, cache_hit=r.cache_hit,
-                              sources=tuple((r.filters or {}).get("sources") or ()))
+                              sources=tuple((r.filters or {}).get("sources") or ()),
+                              filters=str(((r.filters or {}).get("metadata") or {})
+                                          .get("label", "")))
                  for r in conn.execute(_REQUEST_ROWS, bound))
 
 

@@ -153,6 +153,8 @@ def _record_retrieval(session: Session, job_id: str, action: RecordRetrieval) ->
     filters: dict[str, Any] = {"acl": list(action.acl)}
     if action.sources:
         filters["sources"] = list(action.sources)
+    if action.metadata:
+        filters["metadata"] = dict(action.metadata)
     record_retrieval(session, job_id=job_id, sub_query_id=action.sub_query_id,
                      attempt=action.attempt, query_text=action.query, normalized_key=action.key,
                      top_k=action.top_k, filters=filters, hits=action.hits,

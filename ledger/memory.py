@@ -56,6 +56,7 @@ from ragq.orchestration.flow import (
     VerificationState,
 )
 from ragq.schemas.flow import Evidence, Plan, SourceProfile, Strategy
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
     BudgetDimension,
@@ -131,6 +132,8 @@ class MemoryLedger:
         self.jobs: dict[str, MemoryJob] = {}
         self.documents: dict[tuple[str, str], str] = {}
         self.sources: dict[str, str] = {}  # source name -> description (one tenant)
+        self.schemas: dict[str, MetadataSchema] = {}  # source name -> its metadata schema
+        self.filter_log: list[dict[str, Any]] = []  # every request's metadata filters, in order
         self.transactions = 0
 
     def new_id(self, prefix: str) -> str:
@@ -164,7 +167,9 @@ class MemoryLedger:
                                          key=lambda s: (s.round, s.index))),
                 requests=tuple(job.requests.values()), evidence=tuple(job.evidence),
                 verifications=tuple(sorted(job.verifications.values(), key=lambda v: v.round)),
-                sources=self._profiles(job.meta.get("sources") or ()))
+                sources=self._profiles(job.meta.get("sources") or ()),
+                schemas={n: self.schemas[n] for n in job.meta.get("sources") or (job.collection,)
+                         if n in self.schemas})
 
     def refresh(self, state: JobState) -> JobState:
         with self._lock:
@@ -316,8 +321,13 @@ class _MemoryWriter:
             return
         request = RequestState(self._ledger.new_id("rr"), action.sub_query_id, action.attempt,
                                action.query, action.key, action.top_k, action.dedup_of,
-                               action.cache_hit, action.sources)
+                               action.cache_hit, action.sources,
+                               str(action.metadata.get("label", "")))
         job.requests[key] = request
+        if action.metadata:
+            self._ledger.filter_log.append({"job_id": job.id, "request_id": request.id,
+                                            "sub_query_id": action.sub_query_id,
+                                            "query": action.query, **action.metadata})
         job.evidence.extend(
             EvidenceState(self._ledger.new_id("ev"), request.id, action.sub_query_id,
                           Evidence(**hit.model_dump(exclude={"acl"})))

@@ -37,6 +37,7 @@ from ragq.schemas.reports import (
     ChargeEntry,
     CostTotals,
     DimensionTotal,
+    FilterEntry,
     JobLedger,
     ModelCallEntry,
     SourceRouteEntry,
@@ -132,6 +133,23 @@ def _verifications(session: Session, job_id: str) -> list[VerificationEntry]:
             for r in rows]
 
 
+def _metadata_filters(session: Session, job_id: str) -> list[FilterEntry]:
+    """Every request of the job that proposed metadata filters, in order."""
+    rows = session.execute(
+        select(RetrievalRequestRow, SubQueryRow.round, SubQueryRow.index)
+        .outerjoin(SubQueryRow, SubQueryRow.id == RetrievalRequestRow.sub_query_id)
+        .where(RetrievalRequestRow.job_id == job_id)
+        .order_by(RetrievalRequestRow.created_at, RetrievalRequestRow.id))
+    out = []
+    for request, round_, index in rows:
+        record = (request.filters or {}).get("metadata") or {}
+        if record.get("decisions"):
+            out.append(FilterEntry(round=round_, index=index, attempt=request.attempt,
+                                   query=request.query_text, decisions=record["decisions"],
+                                   fallback=record.get("fallback")))
+    return out
+
+
 def job_ledger(session: Session, job_id: str) -> JobLedger:
     """Every budget charge of ``job_id`` in the order it was made (granted and refused), its
     model calls in order, its budget limits and the granted total per dimension.
@@ -154,6 +172,7 @@ def job_ledger(session: Session, job_id: str) -> JobLedger:
         retrieval_calls=retrievals, retrieval_cache_hits=cache_hits,
         source_routes=_source_routes(session, job_id),
         verifications=_verifications(session, job_id),
+        metadata_filters=_metadata_filters(session, job_id),
     )
 
 

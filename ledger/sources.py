@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
@@ -28,17 +29,39 @@ class SourceView:
 
 
 def register_source(session: Session, *, tenant: str, name: str,
-                    description: str | None = None) -> SourceRow:
-    """The tenant's source ``name``, created on first use; ``description`` (when given)
-    replaces the one it had."""
+                    description: str | None = None,
+                    metadata_schema: dict[str, Any] | None = None) -> SourceRow:
+    """The tenant's source ``name``, created on first use; ``description`` and
+    ``metadata_schema`` (when given) replace the ones it had."""
     row = session.get(SourceRow, (tenant, name))
     if row is None:
-        row = SourceRow(tenant=tenant, name=name, description=description or "")
+        row = SourceRow(tenant=tenant, name=name, description=description or "",
+                        metadata_schema=metadata_schema)
         session.add(row)
-    elif description is not None:
-        row.description = description
+    else:
+        if description is not None:
+            row.description = description
+        if metadata_schema is not None:
+            row.metadata_schema = metadata_schema
     session.flush()
     return row
+
+
+def source_schema(session: Session, *, tenant: str, name: str) -> dict[str, Any] | None:
+    """The stored metadata schema of the tenant's source ``name`` (JSON); None when it has
+    none or does not exist."""
+    row = session.get(SourceRow, (tenant, name))
+    return None if row is None else row.metadata_schema
+
+
+def source_schemas(conn: Session | Connection, *, tenant: str, names: Sequence[str]
+                   ) -> dict[str, dict[str, Any]]:
+    """{source: metadata schema (JSON)} of the tenant's sources among ``names`` that have one."""
+    if not names:
+        return {}
+    rows = conn.execute(select(SourceRow.name, SourceRow.metadata_schema).where(
+        SourceRow.tenant == tenant, SourceRow.name.in_(names)))
+    return {name: schema for name, schema in rows if schema}
 
 
 def source_names(session: Session, *, tenant: str) -> list[str]:

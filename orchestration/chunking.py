@@ -11,7 +11,9 @@ import re
 import uuid
 from collections.abc import Iterator
 
+from ragq.orchestration.metadata_schema import payload_meta
 from ragq.schemas.document import Chunk, Document
+from ragq.schemas.metadata import MetadataSchema
 
 _CHUNK_NAMESPACE = uuid.UUID("5b0f7d0e-7a4e-4c55-9a53-3c1f5d1e9a10")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]?$")
@@ -67,9 +69,12 @@ def split_words(text: str, size: int, overlap: int) -> Iterator[str]:
 
 
 def chunk_document(
-    doc: Document, *, collection: str, size_words: int, overlap_words: int
+    doc: Document, *, collection: str, size_words: int, overlap_words: int,
+    schema: MetadataSchema | None = None,
 ) -> list[Chunk]:
-    """The chunks of ``doc``, in order; every chunk carries the doc id, version, ACL and tier."""
+    """The chunks of ``doc``, in order; every chunk carries the doc id, version, ACL and tier,
+    and the document's metadata on the fields ``schema`` declares (none without one)."""
+    meta = payload_meta(doc.metadata, schema) if schema is not None else {}
     return [
         Chunk(
             chunk_id=f"{doc.id}::{index}",
@@ -80,6 +85,7 @@ def chunk_document(
             source_version=doc.source_version,
             acl=doc.acl,
             authority_tier=doc.authority_tier,
+            meta=meta,
         )
         for index, piece in enumerate(split_words(doc.text, size_words, overlap_words))
     ]

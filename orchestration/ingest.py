@@ -33,11 +33,12 @@ def content_hash(doc: Document) -> str:
     """Hash of everything that ends up in a chunk's vector or payload.
 
     ACL and authority tier are included: changing who may read a document must rewrite its
-    payloads even when its text and version stay the same.
+    payloads even when its text and version stay the same; so is its metadata, when it has any.
     """
-    material = json.dumps(
-        [doc.title, doc.text, sorted(doc.acl), doc.authority_tier], ensure_ascii=False
-    )
+    parts: list[object] = [doc.title, doc.text, sorted(doc.acl), doc.authority_tier]
+    if doc.metadata:  # filters read it (issue 37); documents without keep their old hash
+        parts.append(doc.metadata)
+    material = json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str)
     return hashlib.sha256(material.encode()).hexdigest()
 
 

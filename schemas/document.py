@@ -87,6 +87,9 @@ class Chunk(BaseModel):
     source_version: str
     acl: tuple[str, ...]
     authority_tier: int
+    #: The document's declared metadata (``orchestration.metadata_schema.payload_meta``);
+    #: stored as the payload's ``meta`` object, which metadata filters read.
+    meta: dict[str, Any] = Field(default_factory=dict)
 
     def payload(self) -> dict[str, Any]:
         """The payload stored beside the vector; filters and evidence read these keys."""
@@ -99,4 +102,5 @@ class Chunk(BaseModel):
             "source_version": self.source_version,
             "acl": list(self.acl),
             "authority_tier": self.authority_tier,
+            **({"meta": dict(self.meta)} if self.meta else {}),
         }

@@ -7,6 +7,7 @@ dollars as ``float`` rounded to 8 decimals (the ledger stores 8); token and call
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -57,6 +58,19 @@ class SourceRouteEntry(_Report):
     by: str
 
 
+class FilterEntry(_Report):
+    """The metadata filters of one search of a sub-query (issue 37): each constraint proposed
+    (``decisions``: the proposal, kept or dropped, why, by whom) and, when the filtered search
+    was weak and the unfiltered one answered instead, why (``fallback``)."""
+
+    round: int | None
+    index: int | None
+    attempt: int
+    query: str
+    decisions: list[dict[str, Any]]
+    fallback: str | None = None
+
+
 class DimensionTotal(_Report):
     """One budget dimension of a job: its limit (None = unlimited), what was granted against it
     and how many charges were refused."""
@@ -98,6 +112,7 @@ class JobLedger(_Report):
     retrieval_cache_hits: int
     source_routes: list[SourceRouteEntry] = Field(default_factory=list)
     verifications: list[VerificationEntry] = Field(default_factory=list)
+    metadata_filters: list[FilterEntry] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -39,6 +39,7 @@ from ragq.submission.views import (
     job_view,
     list_batch_views,
     results,
+    source_detail,
     source_list,
     trail,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "job_view",
     "list_batch_views",
     "results",
+    "source_detail",
     "source_list",
     "trail",
     "wait",

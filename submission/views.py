@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragq.errors import NotFoundError
 from ragq.ledger import (
     BatchRow,
     JobRow,
@@ -19,6 +20,7 @@ from ragq.ledger import (
     list_batches,
     list_sources,
     session_scope,
+    source_schema,
 )
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.settings import Settings
@@ -147,6 +149,17 @@ def trail(settings: Settings, job_id: str, *, caller: Caller | None = None) -> d
     with session_scope(resources_for(settings).engine, readonly=True) as session:
         job = _job(session, job_id, caller)
         return {"job": job_view(job), **job_trail(session, job_id=job_id)}
+
+
+def source_detail(settings: Settings, *, caller: Caller, name: str) -> dict[str, Any]:
+    """One of the caller's tenant's sources with its metadata schema (``fields``: empty when
+    none is declared). Raises NotFoundError for a source the tenant does not have."""
+    for source in source_list(settings, caller=caller):
+        if source["name"] == name:
+            with session_scope(resources_for(settings).engine) as session:
+                schema = source_schema(session, tenant=caller.tenant, name=name) or {}
+            return {**source, "metadata_schema": {"fields": schema.get("fields", [])}}
+    raise NotFoundError(f"no source {name!r}; see `ragq sources list`", kind="source", key=name)
 
 
 def source_list(settings: Settings, *, caller: Caller) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from ragq.orchestration.ingest import DocumentAction, StoredDocument, content_ha
 from ragq.orchestration.sparse_terms import document_terms
 from ragq.schemas.document import Chunk, Document
 from ragq.schemas.embedder import Embedder
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.tasks import Task
 from ragq.settings import Settings
 from ragq.tasks.runtime import resources, settings
@@ -97,6 +98,7 @@ def _write_chunks(
 def ingest_batch(
     docs: Sequence[Document], *, collection: str, settings: Settings, store: VectorStore,
     embedder: Embedder, engine: Any, run_id: str | None = None,
+    schema: MetadataSchema | None = None,
 ) -> dict[str, int]:
     """Bring ``docs`` into ``collection``; returns counts per action, the chunks written and the
     ``embedding_tokens`` billed.
@@ -107,6 +109,8 @@ def ingest_batch(
     that fails after embedding (store or ledger down) goes unrecorded.
     """
     store.ensure_collection(collection, embedder.dim)
+    if schema is not None and schema.fields:
+        store.index_fields(collection, {f.name: f.type for f in schema.fields})
     with session_scope(engine) as session:
         rows = get_documents(session, collection=collection, doc_ids=[d.id for d in docs])
     actions = {d.id: decide(d, _stored(store, collection, rows, d)) for d in docs}
@@ -114,7 +118,7 @@ def ingest_batch(
     chunked = {
         d.id: chunk_document(
             d, collection=collection, size_words=settings.chunk_words,
-            overlap_words=settings.chunk_overlap_words,
+            overlap_words=settings.chunk_overlap_words, schema=schema,
         )
         for d in todo
     }
@@ -149,14 +153,17 @@ def ingest_batch(
     retry_backoff=True, retry_jitter=True, max_retries=5,
 )
 def ingest_documents(
-    self: Any, run_id: str, collection: str, documents: list[dict[str, Any]]
+    self: Any, run_id: str, collection: str, documents: list[dict[str, Any]],
+    metadata_schema: dict[str, Any] | None = None,
 ) -> dict[str, int]:
-    """Ingest one batch of validated documents (dicts of the JSONL format)."""
+    """Ingest one batch of validated documents (dicts of the JSONL format); the source's
+    ``metadata_schema`` (JSON; None: none) says which metadata the chunks store and index."""
     res = resources(self)
     docs = [Document.model_validate(d) for d in documents]
+    schema = MetadataSchema.model_validate(metadata_schema) if metadata_schema else None
     counts = ingest_batch(
         docs, collection=collection, settings=settings(self), store=res.vector_store,
-        embedder=res.embedder, engine=res.engine, run_id=run_id,
+        embedder=res.embedder, engine=res.engine, run_id=run_id, schema=schema,
     )
     log.info("ingest run=%s collection=%s batch of %d: %s", run_id, collection, len(docs), counts)
     return counts

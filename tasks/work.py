@@ -45,6 +45,7 @@ from ragq.orchestration.flow.actions import (
     SynthesizeRequest,
     VerifyRequest,
 )
+from ragq.orchestration.metadata_filters import fallback_reason
 from ragq.orchestration.retrieval import cosine
 from ragq.orchestration.sparse_terms import query_terms
 from ragq.providers import local
@@ -213,24 +214,33 @@ def _probe_vectors(action: Probe, adapters: Adapters
 def search(action: Search, state: JobState, ledger: FlowLedger, adapters: Adapters) -> Event:
     """Each collection's best ``top_k`` for the ACL, several collections in parallel; the
     hits of all, best first, each naming the collection it came from (a chunk id found in
-    two collections is kept once, its better hit: a request holds each chunk once)."""
+    two collections is kept once, its better hit: a request holds each chunk once). A search
+    with metadata filters whose hits are weak (:func:`fallback_reason`) is searched again
+    without them: a constraint never hides the only relevant page (issue 37)."""
     started = time.perf_counter()
     collections = action.collections or (state.collection,)
     mode = replace(state.config.search, terms=query_terms(action.query))
 
-    def one(collection: str) -> list[CachedHit]:
-        found = adapters.vector_store.search(collection, action.vector, action.top_k,
-                                             SearchFilter(acl=state.acl), mode,
-                                             question=action.question_vector)
-        return [hit_of(h, collection) for h in found]
+    def run(flt: SearchFilter) -> list[CachedHit]:
+        def one(collection: str) -> list[CachedHit]:
+            found = adapters.vector_store.search(collection, action.vector, action.top_k, flt,
+                                                 mode, question=action.question_vector)
+            return [hit_of(h, collection) for h in found]
 
-    if len(collections) == 1:
-        hits = one(collections[0])
-    else:
+        if len(collections) == 1:
+            return one(collections[0])
         with ThreadPoolExecutor(max_workers=len(collections)) as pool:
-            hits = _best_once([h for found in pool.map(one, collections) for h in found])
+            return _best_once([h for found in pool.map(one, collections) for h in found])
+
+    hits = run(SearchFilter(acl=state.acl, metadata=action.filters))
+    fallback = None
+    if action.filters:
+        fallback = fallback_reason([h.score for h in hits],
+                                   min_top_score=action.fallback_min_top_score)
+        if fallback is not None:
+            hits = run(SearchFilter(acl=state.acl))
     return Searched(action.request, action.query, tuple(hits),
-                    int((time.perf_counter() - started) * 1000))
+                    int((time.perf_counter() - started) * 1000), fallback)
 
 
 def _best_once(hits: Sequence[CachedHit]) -> list[CachedHit]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ragq.schemas.metadata import FieldType, MetadataFilter
 from ragq.schemas.search import SearchRequest, SparseTerms
 
 
@@ -60,12 +61,15 @@ class SearchFilter:
     ``acl``: the requester's labels; a chunk matches when its ``acl`` shares at least one.
     ``None`` means no ACL restriction (administrative use only, e.g. ingest checks).
     ``doc_ids`` / ``source_versions``: when given, only chunks of these documents / versions.
+    ``metadata``: validated filters on declared fields (each must hold; see
+    :mod:`orchestration.metadata_filters`), read from the chunk's ``meta`` payload.
     """
 
     acl: tuple[str, ...] | None = None
     doc_ids: tuple[str, ...] | None = None
     source_versions: tuple[str, ...] | None = None
     exclude_doc_ids: tuple[str, ...] = field(default_factory=tuple)
+    metadata: tuple[MetadataFilter, ...] = ()
 
 
 class VectorStore(Protocol):
@@ -79,6 +83,11 @@ class VectorStore(Protocol):
         Raises ``VectorDimensionError`` (a ``RetrievalError``) if it exists with another
         dimension, ``CollectionLayoutError`` if it exists without the two named vectors.
         """
+
+    def index_fields(self, collection: str, fields: Mapping[str, FieldType]) -> None:
+        """Create payload indexes on the declared metadata fields (``meta.<name>``; keyword
+        for keyword and enum, float for number, datetime for date). Idempotent; raises
+        ``CollectionNotFoundError`` before ``ensure_collection``."""
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or overwrite points by id (idempotent for the same ids); durable on return.

@@ -16,19 +16,20 @@ its rescoring last (:mod:`vectorstore.question`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import qdrant_edge as qe
 
 from ragq.errors import CollectionNotFoundError
+from ragq.schemas.metadata import FieldType
 from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest
 from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint
 from ragq.vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
 from ragq.vectorstore.edge_errors import translate_edge_errors
-from ragq.vectorstore.edge_shards import EdgeCollection, ShardDirectory, edge_filter
+from ragq.vectorstore.edge_shards import EDGE_INDEX, EdgeCollection, ShardDirectory, edge_filter
 from ragq.vectorstore.errors import VectorDimensionError
-from ragq.vectorstore.filters import plan_search, plan_stale
+from ragq.vectorstore.filters import meta_key, plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, ScoredPoint, TitleFusion
 from ragq.vectorstore.locking import RootLock, UsageGate
 from ragq.vectorstore.modes import RRF_K, TERMS, effective, ranked_hits, warn_no_terms
@@ -73,6 +74,16 @@ class EdgeVectorStore:
                 self._open[name] = found
             if found.dim != dim:
                 raise VectorDimensionError(name, expected=found.dim, got=dim)
+
+    def index_fields(self, collection: str, fields: Mapping[str, FieldType]) -> None:
+        """Index the declared metadata fields (``meta.<name>``) by type; idempotent."""
+        with self._gate.use():
+            coll = self._require(collection)
+            with coll.write_lock, translate_edge_errors(coll.name):
+                for name, kind in sorted(fields.items()):
+                    coll.shard.update(qe.UpdateOperation.create_field_index(
+                        meta_key(name), EDGE_INDEX[kind]))
+                coll.shard.flush()
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""

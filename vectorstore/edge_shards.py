@@ -19,9 +19,10 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
+from ragq.schemas.metadata import FieldType
 from ragq.vectorstore.edge_errors import translate_edge_errors
 from ragq.vectorstore.errors import CollectionLayoutError
-from ragq.vectorstore.filters import KEYWORD_FIELDS, FilterPlan
+from ragq.vectorstore.filters import KEYWORD_FIELDS, FilterPlan, InRange
 from ragq.vectorstore.fusion import VECTOR_NAMES
 from ragq.vectorstore.modes import TERMS
 
@@ -47,10 +48,29 @@ def edge_filter(plan: FilterPlan) -> qe.Filter:
     def any_of(key: str, values: tuple[str, ...]) -> qe.FieldCondition:
         return qe.FieldCondition(key=key, match=qe.MatchAny(any=list(values)))
 
+    def in_range(r: InRange) -> qe.FieldCondition:
+        bounds = {"gt": r.gt, "gte": r.gte, "lt": r.lt, "lte": r.lte}
+        if r.dates:
+            return qe.FieldCondition(key=r.key, range=qe.RangeDateTime(**{
+                k: str(v) for k, v in bounds.items() if v is not None}))
+        return qe.FieldCondition(key=r.key, range=qe.RangeFloat(**{
+            k: float(v) for k, v in bounds.items() if v is not None}))
+
     return qe.Filter(
-        must=[any_of(c.key, c.values) for c in plan.must] or None,
+        must=[*(any_of(c.key, c.values) for c in plan.must),
+              *(in_range(r) for r in plan.ranges)] or None,
         must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
     )
+
+
+
+#: The engine's payload index for each declared field type.
+EDGE_INDEX: dict[FieldType, qe.PayloadSchemaType] = {
+    FieldType.KEYWORD: qe.PayloadSchemaType.Keyword,
+    FieldType.ENUM: qe.PayloadSchemaType.Keyword,
+    FieldType.NUMBER: qe.PayloadSchemaType.Float,
+    FieldType.DATE: qe.PayloadSchemaType.Datetime,
+}
 
 
 class ShardDirectory:

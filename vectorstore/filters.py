@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragq.schemas.metadata import FieldType, FilterOp, MetadataFilter
 from ragq.vectorstore.base import SearchFilter
 
 DOC_ID = "doc_id"
@@ -17,6 +18,13 @@ SOURCE_VERSION = "source_version"
 
 #: Payload fields filtered on by searches and deletes; adapters index them as keywords.
 KEYWORD_FIELDS: tuple[str, ...] = (DOC_ID, ACL, SOURCE_VERSION)
+#: Where a chunk's declared metadata lives in its payload (a nested object).
+META = "meta"
+
+
+def meta_key(name: str) -> str:
+    """The payload key of declared metadata field ``name``."""
+    return f"{META}.{name}"
 
 
 @dataclass(frozen=True)
@@ -28,11 +36,25 @@ class AnyOf:
 
 
 @dataclass(frozen=True)
+class InRange:
+    """The payload field ``key`` lies within the given bounds (None: unbounded); ``dates``:
+    the bounds are RFC 3339 datetimes (the values ISO dates), else numbers."""
+
+    key: str
+    gt: float | str | None = None
+    gte: float | str | None = None
+    lt: float | str | None = None
+    lte: float | str | None = None
+    dates: bool = False
+
+
+@dataclass(frozen=True)
 class FilterPlan:
-    """All ``must`` conditions hold and no ``must_not`` condition holds."""
+    """All ``must`` conditions and ``ranges`` hold and no ``must_not`` condition holds."""
 
     must: tuple[AnyOf, ...] = ()
     must_not: tuple[AnyOf, ...] = ()
+    ranges: tuple[InRange, ...] = ()
 
     @property
     def matches_nothing(self) -> bool:
@@ -46,7 +68,7 @@ class FilterPlan:
     @property
     def is_empty(self) -> bool:
         """True when the plan restricts nothing."""
-        return not self.must and not self.must_not
+        return not self.must and not self.must_not and not self.ranges
 
 
 def plan_search(flt: SearchFilter | None) -> FilterPlan:
@@ -68,7 +90,37 @@ def plan_search(flt: SearchFilter | None) -> FilterPlan:
         if values is not None
     )
     must_not = (AnyOf(DOC_ID, tuple(flt.exclude_doc_ids)),) if flt.exclude_doc_ids else ()
-    return FilterPlan(must=must, must_not=must_not)
+    meta_any, meta_ranges = plan_metadata(flt.metadata)
+    return FilterPlan(must=must + meta_any, must_not=must_not, ranges=meta_ranges)
+
+
+def _rfc3339(value: str) -> str:
+    """An ISO date bound as both engines parse it (a bare date is its midnight, UTC)."""
+    return f"{value}T00:00:00Z" if len(value) == 10 else value
+
+
+_BOUND = {FilterOp.GT: "gt", FilterOp.GTE: "gte", FilterOp.LT: "lt", FilterOp.LTE: "lte"}
+
+
+def plan_metadata(filters: tuple[MetadataFilter, ...]
+                  ) -> tuple[tuple[AnyOf, ...], tuple[InRange, ...]]:
+    """The conditions of validated metadata filters: keyword and enum fields match one of the
+    values; number and date fields compare (equality: both bounds at the value)."""
+    any_of: list[AnyOf] = []
+    ranges: list[InRange] = []
+    for f in filters:
+        key = meta_key(f.field)
+        values = f.value if isinstance(f.value, list) else [f.value]
+        if f.kind in (FieldType.NUMBER, FieldType.DATE):
+            dates = f.kind is FieldType.DATE
+            bound = [_rfc3339(str(v)) if dates else float(v) for v in values]
+            if f.op in _BOUND:
+                ranges.append(InRange(key, dates=dates, **{_BOUND[f.op]: bound[0]}))
+            else:  # eq: validation sends no 'in' on numbers and dates
+                ranges.append(InRange(key, gte=bound[0], lte=bound[0], dates=dates))
+        else:
+            any_of.append(AnyOf(key, tuple(str(v) for v in values)))
+    return tuple(any_of), tuple(ranges)
 
 
 def plan_stale(doc_id: str, keep_source_version: str) -> FilterPlan:

@@ -16,23 +16,25 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient, models
 
 from ragq.errors import CollectionNotFoundError, RetrievalError
+from ragq.schemas.metadata import FieldType
 from ragq.schemas.search import SearchRequest
 from ragq.vectorstore.base import Hit, SearchFilter, VectorPoint
 from ragq.vectorstore.checks import as_vector, check_collection_name, check_top_k, point_vectors
 from ragq.vectorstore.errors import CollectionLayoutError, VectorDimensionError
-from ragq.vectorstore.filters import KEYWORD_FIELDS, plan_search, plan_stale
+from ragq.vectorstore.filters import KEYWORD_FIELDS, meta_key, plan_search, plan_stale
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, TitleFusion
 from ragq.vectorstore.locking import UsageGate
 from ragq.vectorstore.modes import TERMS, effective, ranked_hits, warn_no_terms
 from ragq.vectorstore.question import question_query, with_question_scores
 from ragq.vectorstore.server_errors import translate_server_errors
 from ragq.vectorstore.server_models import (
+    SERVER_INDEX,
     client_filter,
     has_terms,
     layout_dim,
@@ -91,6 +93,16 @@ class QdrantServerStore:
             found = self._create(name, dim)
         if found != dim:
             raise VectorDimensionError(name, expected=found, got=dim)
+
+    def index_fields(self, collection: str, fields: Mapping[str, FieldType]) -> None:
+        """Index the declared metadata fields (``meta.<name>``) by type; idempotent (Qdrant
+        accepts an index made again). The in-process mode has no payload indexes."""
+        self._require(collection)
+        if self._local:
+            return
+        for name, kind in sorted(fields.items()):
+            self._call(collection, self._client.create_payload_index, collection,
+                       field_name=meta_key(name), field_schema=SERVER_INDEX[kind], wait=True)
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or overwrite ``points`` by id; raise ``CollectionNotFoundError`` if missing."""

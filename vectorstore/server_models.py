@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from qdrant_client import models
 
+from ragq.schemas.metadata import FieldType
 from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest, SparseTerms
-from ragq.vectorstore.filters import FilterPlan
+from ragq.vectorstore.filters import FilterPlan, InRange
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint
 from ragq.vectorstore.modes import RRF_K, TERMS
 
@@ -26,10 +27,29 @@ def render_filter(plan: FilterPlan) -> models.Filter:
     def any_of(key: str, values: tuple[str, ...]) -> models.FieldCondition:
         return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
 
+    def in_range(r: InRange) -> models.FieldCondition:
+        bounds = {"gt": r.gt, "gte": r.gte, "lt": r.lt, "lte": r.lte}
+        if r.dates:
+            return models.FieldCondition(key=r.key, range=models.DatetimeRange(**{
+                k: str(v) for k, v in bounds.items() if v is not None}))
+        return models.FieldCondition(key=r.key, range=models.Range(**{
+            k: float(v) for k, v in bounds.items() if v is not None}))
+
     return models.Filter(
-        must=[any_of(c.key, c.values) for c in plan.must] or None,
+        must=[*(any_of(c.key, c.values) for c in plan.must),
+              *(in_range(r) for r in plan.ranges)] or None,
         must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
     )
+
+
+
+#: The server's payload index for each declared field type.
+SERVER_INDEX: dict[FieldType, models.PayloadSchemaType] = {
+    FieldType.KEYWORD: models.PayloadSchemaType.KEYWORD,
+    FieldType.ENUM: models.PayloadSchemaType.KEYWORD,
+    FieldType.NUMBER: models.PayloadSchemaType.FLOAT,
+    FieldType.DATE: models.PayloadSchemaType.DATETIME,
+}
 
 
 def vectors_config(dim: int) -> dict[str, models.VectorParams]:

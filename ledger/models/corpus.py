@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import BigInteger, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -42,6 +43,9 @@ class SourceRow(Base):
     tenant: Mapped[str] = mapped_column(String(128), primary_key=True)
     name: Mapped[str] = mapped_column(String(256), primary_key=True)
     description: Mapped[str] = mapped_column(Text, default="")
+    #: The filterable metadata fields (``schemas.metadata.MetadataSchema`` as JSON); None: none
+    #: declared, searches of the source are never filtered on metadata.
+    metadata_schema: Mapped[dict[str, Any] | None] = mapped_column(nullable=True)
     created_at: Mapped[datetime] = created_column()
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 

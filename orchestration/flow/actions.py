@@ -29,6 +29,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
+from ragq.schemas.metadata import MetadataFilter
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin, SubQueryStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Budget
@@ -188,6 +189,9 @@ class RecordRetrieval(Action):
     dedup_of: str | None = None
     cache_hit: bool = False
     sources: tuple[str, ...] = ()
+    #: The metadata filters of the request (issue 37): each proposal, kept or dropped and why,
+    #: and, when the filtered search was given up, why (``fallback``); empty without any.
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -418,6 +422,10 @@ class Search(Action):
     top_k: int
     collections: tuple[str, ...] = ()
     question_vector: Sequence[float] | None = None
+    #: Validated metadata filters (issue 37); a filtered search whose hits are weak under
+    #: ``fallback_min_top_score`` is given up for the same search unfiltered.
+    filters: tuple[MetadataFilter, ...] = ()
+    fallback_min_top_score: float = 0.0
 
 
 WORK: tuple[type[Action], ...] = (CallRole, DecideLocally, AnswerExtractively, LookUpPlan, Probe,

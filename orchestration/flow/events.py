@@ -79,6 +79,9 @@ class Searched(Event):
     query: str
     hits: tuple[CachedHit, ...]
     latency_ms: int
+    #: Why the search's metadata filters were given up for an unfiltered search (None: they
+    #: were kept, or there were none).
+    fallback: str | None = None
 
 
 @dataclass(frozen=True)

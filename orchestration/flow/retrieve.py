@@ -40,6 +40,7 @@ from ragq.orchestration.flow.actions import (
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import Probed, Refused, RetrieveDue, RoleAnswered, Searched
 from ragq.orchestration.flow.state import JobState, RequestState, SubQueryState
+from ragq.orchestration.metadata_filters import filter_record, filters_label, request_filters
 from ragq.orchestration.retrieval import fetch_width, search_width, spread_over_documents
 from ragq.orchestration.retrieval_keys import retrieval_key
 from ragq.orchestration.routing import RoutePath
@@ -86,20 +87,29 @@ class _Request:
         self.top_k = state.context_items if self.sq.is_ticket_window else \
             search_width(self.query, state.ask_text(self.sq.ask), top_k=config.search_top_k,
                          context_chunks=config.context_max_chunks)
+        # A window of the whole ticket is the plain-search floor (C24): never filtered.
+        self.filters, self.decisions = ((), ()) if self.sq.is_ticket_window else \
+            request_filters(self.query, self.sources, state.schemas)
         self.key = retrieval_key(self.query, collection=",".join(self.sources), acl=state.acl,
-                                 top_k=self.top_k, mode=config.search.label)
+                                 top_k=self.top_k, mode=config.search.label,
+                                 filters=filters_label(self.filters))
         self.cache = self.sources[0] if len(self.sources) == 1 else None
         self.charge_key = f"retrieve:{self.sq.id}:{due.attempt}"
         # Requests the job searched (cache hits included), other than this very attempt, of
         # the same sources (another source's hits answer nothing here).
+        # ... and under the same metadata filters (a filtered search answers only its own).
+        label = filters_label(self.filters)
         self.earlier = [r for r in state.requests if r.dedup_of is None
                         and (r.sub_query_id, r.attempt) != (self.sq.id, due.attempt)
-                        and (not state.routes_sources or r.sources == self.sources)]
+                        and (not state.routes_sources or r.sources == self.sources)
+                        and r.filters == label]
 
     def record(self, state: JobState, hits: tuple[CachedHit, ...], *, latency_ms: int = 0,
-               dedup_of: str | None = None, cache_hit: bool = False) -> RecordRetrieval:
+               dedup_of: str | None = None, cache_hit: bool = False,
+               fallback: str | None = None) -> RecordRetrieval:
         return RecordRetrieval(self.sq.id, self.due.attempt, self.query, self.key, self.top_k,
-                               state.acl, hits, latency_ms, dedup_of, cache_hit, self.sources)
+                               state.acl, hits, latency_ms, dedup_of, cache_hit, self.sources,
+                               filter_record(self.filters, self.decisions, fallback))
 
 
 #: A sub-query in one of these has ended its pipeline.
@@ -206,7 +216,7 @@ def on_probed(state: JobState, event: Probed) -> list[Action]:
     return [*spent, paid, *drop,
             Search(event.request, req.query, event.vector,
                    fetch_width(req.top_k, state.config.search), req.sources,
-                   event.question_vector)]
+                   event.question_vector, req.filters, state.config.expansion_min_top_score)]
 
 
 def on_searched(state: JobState, event: Searched) -> list[Action]:
@@ -217,8 +227,8 @@ def on_searched(state: JobState, event: Searched) -> list[Action]:
     writes, replies = _after_retrieval(state, req)
     cache: list[Action] = [] if req.cache is None else \
         [CacheEvidence(req.key, hits, state.acl, req.cache)]
-    return [req.record(state, hits, latency_ms=event.latency_ms), *writes, *cache,
-            *replies]
+    return [req.record(state, hits, latency_ms=event.latency_ms, fallback=event.fallback),
+            *writes, *cache, *replies]
 
 
 def on_refused(state: JobState, event: Refused) -> list[Action]:

@@ -17,6 +17,7 @@ from ragq.orchestration.context import FOLLOW_UP_SLOTS, estimate_tokens
 from ragq.orchestration.flow.review import ReviewPolicy
 from ragq.orchestration.windows import TICKET_WINDOW
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.search import SearchRequest
 from ragq.schemas.statuses import (
     TERMINAL_JOB_STATUSES,
@@ -146,6 +147,7 @@ class RequestState:
     dedup_of: str | None = None
     cache_hit: bool = False
     sources: tuple[str, ...] = ()  # the collections it searched (empty: the job's one)
+    filters: str = ""  # its metadata filters' label (``metadata_filters.filters_label``)
 
     @property
     def searched(self) -> bool:
@@ -200,6 +202,9 @@ class JobState:
     evidence: tuple[EvidenceState, ...] = ()
     verifications: tuple[VerificationState, ...] = ()
     sources: tuple[SourceProfile, ...] = ()
+    #: The metadata schema of each searchable collection that declares one (issue 37); a
+    #: collection without one is never searched with metadata filters.
+    schemas: Mapping[str, MetadataSchema] = field(default_factory=dict)
 
     @property
     def ended(self) -> bool:

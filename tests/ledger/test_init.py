@@ -22,7 +22,7 @@ PUBLIC = {
     "UpsertOutcome", "add_ingest_counts", "close_stale_ingest_runs", "create_ingest_run",
     "current_versions",
     "finish_ingest_run", "get_documents", "get_ingest_run", "upsert_document",
-    "SourceView", "list_sources", "register_source", "source_names",
+    "SourceView", "list_sources", "register_source", "source_schema", "source_names",
     "collection_holds_documents", "sources_holding_documents",
     "ClaimedDelivery", "claim_delivery", "disable_endpoint", "ensure_endpoint",
     "first_attempts", "record_attempt", "schedule_attempt",
