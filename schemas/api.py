@@ -12,11 +12,16 @@ from ragq.schemas.text import reject_bad_input
 from ragq.schemas.ticket import (
     ACL_DESCRIPTION,
     DEFAULT_ACL_RULE,
+    PRIORITY_DESCRIPTION,
     Budget,
+    Priority,
     SourceSelection,
     check_source_names,
 )
 
+BATCH_PRIORITY_DESCRIPTION = ('"interactive" or "bulk": the priority of every ticket that names '
+                              "none; bulk unless set (a backlog waits behind tickets someone "
+                              "waits on, within the tenant's share of the waiting line).")
 COLLECTION_DESCRIPTION = (
     "The collection a ticket without `sources` searches; one that holds no document is "
     "refused (`unknown_collection`). Not given: RAGQ_COLLECTION when it holds documents, else "
@@ -58,6 +63,7 @@ class BatchCreate(BaseModel):
     webhook_url: str | None = Field(None, max_length=2048)
     budget: Budget | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    priority: Priority = Field(Priority.BULK, description=BATCH_PRIORITY_DESCRIPTION)
 
     @model_validator(mode="before")
     @classmethod
@@ -146,6 +152,7 @@ class JobCreate(BaseModel):
     sources: SourceSelection | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048)
+    priority: Priority | None = Field(None, description=PRIORITY_DESCRIPTION)
 
     @model_validator(mode="before")
     @classmethod
@@ -162,6 +169,7 @@ class JobOut(BaseModel):
     custom_id: str | None = None
     status: str
     route: str | None = None
+    priority: str | None = None
     question: str
     stop_reason: str | None = None
     result: dict[str, Any] | None = None
