@@ -19,6 +19,7 @@ from ragq.cli.helptext import App
 from ragq.cli.ledger import ledger_app
 from ragq.cli.output import emit_json, fail
 from ragq.cli.review import review_app
+from ragq.cli.tenants import tenants_app
 from ragq.errors import RagqError
 from ragq.schemas.search import parse_fusion, parse_mode
 from ragq.settings import Settings, build_settings
@@ -34,6 +35,7 @@ app.add_typer(service.keys_app, name="keys")
 app.add_typer(service.webhooks_app, name="webhooks")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(review_app, name="review")
+app.add_typer(tenants_app, name="tenants")
 sources_app = App(help="Sources: collections with a description, for jobs searching several.",
                   no_args_is_help=True)
 app.add_typer(sources_app, name="sources")

@@ -42,6 +42,8 @@ JOB_LEDGER_PATH = JOB_PATH + "/ledger"
 REVIEWS_PATH = "/v1/review"
 REVIEW_PATH = REVIEWS_PATH + "/{job_id}"
 SOURCES_PATH = "/v1/sources"
+TENANTS_PATH = "/v1/tenants"
+TENANT_PATH = TENANTS_PATH + "/{tenant}"
 HEALTH_PATH = "/healthz"
 REF_TEMPLATE = "#/components/schemas/{model}"
 """Where a model of the OpenAPI document is, for bodies documented by hand."""
@@ -93,6 +95,33 @@ class SourceOut(BaseModel):
 class SourceList(BaseModel):
     object: str = "list"
     data: list[SourceOut]
+
+
+class TenantOut(BaseModel):
+    """A tenant's share of the waiting line and what it holds there now (issue 36)."""
+
+    tenant: str
+    weight: int
+    max_open_jobs: int | None
+    open_jobs: int
+    waiting_jobs: int
+
+
+class TenantList(BaseModel):
+    object: str = "list"
+    data: list[TenantOut]
+
+
+class TenantShareIn(BaseModel):
+    """``PUT /v1/tenants/{tenant}``: a field left out keeps its value; ``max_open_jobs``
+    null is no limit of the tenant's own (only the window limits it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weight: int | None = Field(None, ge=1, le=1000, description="Share of the window against "
+                               "the other tenants' weights (default 1).")
+    max_open_jobs: int | None = Field(None, ge=0, le=1_000_000,
+                                      description="Most jobs the tenant may have open at once.")
 
 
 class BatchCounts(BaseModel):
