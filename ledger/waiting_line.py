@@ -108,8 +108,9 @@ def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = No
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     now = now or utcnow()  # once the lock is held: no earlier than the ending that made room
     lost = _lost_sends(session, now - line.resend_after)
-    room = None if line.window is None else max(0, line.window - open_job_count(session))
-    waiting = [] if room == 0 else claim_order(_line_state(session, room))
+    open_ = _open_jobs(session)
+    room = None if line.window is None else max(0, line.window - sum(open_.values()))
+    waiting = [] if room == 0 else claim_order(_line_state(session, room, open_))
     claimed = [*lost, *waiting]
     if claimed:
         session.execute(update(JobRow).where(JobRow.id.in_(claimed)).values(dispatched_at=now))
@@ -124,25 +125,33 @@ def _lost_sends(session: Session, before: datetime) -> list[str]:
         .order_by(*_LINE_ORDER)))
 
 
-def _line_state(session: Session, room: int | None) -> LineState:
-    """What the fair share decides on: the waiting jobs (of each tenant's batch and priority
-    only the ``room`` oldest, as no more of them can go now), the open jobs per tenant and
-    batch, and the tenants' shares."""
-    rank = func.row_number().over(partition_by=(JobRow.tenant, JobRow.batch_id, JobRow.priority),
-                                  order_by=_LINE_ORDER).label("rank")
-    line = (select(JobRow.id, JobRow.tenant, JobRow.batch_id, JobRow.priority,
-                   *_LINE_ORDER[:2], rank)
-            .where(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_(None))
-            .subquery())
-    query = select(line.c.id, line.c.tenant, line.c.batch_id, line.c.priority).order_by(
-        line.c.created_at, line.c.position, line.c.id)
-    if room is not None:
-        query = query.where(line.c.rank <= room)
-    waiting = [WaitingJob(id_, tenant, batch, Priority(priority))
-               for id_, tenant, batch, priority in session.execute(query)]
-    open_ = session.execute(
+def _open_jobs(session: Session) -> dict[tuple[str, str | None], int]:
+    """Open jobs (the ones holding a place in the window) per tenant and batch."""
+    rows = session.execute(
         select(JobRow.tenant, JobRow.batch_id, func.count())
         .where(JobRow.status.in_(_OPEN), JobRow.dispatched_at.is_not(None))
         .group_by(JobRow.tenant, JobRow.batch_id))
-    return LineState(waiting, {(t, b): int(n) for t, b, n in open_}, tenant_shares(session),
-                     room)
+    return {(tenant, batch_id): int(n) for tenant, batch_id, n in rows}
+
+
+def _line_state(session: Session, room: int | None, open_: dict[tuple[str, str | None], int]
+                ) -> LineState:
+    """What the fair share decides on: the waiting jobs (of each lane, a tenant's batch and
+    priority, only the ``room`` oldest, as no more of them can go now), the ``open_`` jobs per
+    tenant and batch, and the tenants' shares. One read of the lanes, then one per lane, each an
+    ordered range of ``ix_jobs_waiting_line``: a claim reads about ``room`` rows per lane
+    whatever the backlog behind them."""
+    lanes = session.execute(select(JobRow.tenant, JobRow.batch_id, JobRow.priority)
+                            .where(JobRow.status == JobStatus.QUEUED).distinct()).all()
+    heads: list[tuple[datetime, int, str, WaitingJob]] = []
+    for tenant, batch_id, priority in lanes:
+        query = (select(*_LINE_ORDER).where(
+            JobRow.status == JobStatus.QUEUED, JobRow.tenant == tenant,
+            JobRow.batch_id.is_(None) if batch_id is None else JobRow.batch_id == batch_id,
+            JobRow.priority == priority, JobRow.dispatched_at.is_(None))
+            .order_by(*_LINE_ORDER).limit(room))
+        heads += [(created, -1 if position is None else position, id_,
+                   WaitingJob(id_, tenant, batch_id, Priority(priority)))
+                  for created, position, id_ in session.execute(query)]
+    return LineState([head[3] for head in sorted(heads, key=lambda h: h[:3])], open_,
+                     tenant_shares(session), room)

@@ -90,6 +90,9 @@ class JobRow(Base):
         UniqueConstraint("batch_id", "custom_id"),
         Index(None, "batch_id", "status"),
         Index(None, "tenant", "created_at"),
+        # The waiting line's lanes and each lane's oldest jobs, read by every claim.
+        Index("ix_jobs_waiting_line", "status", "tenant", "batch_id", "priority", "created_at",
+              "position", "id"),
     )
 
     id: Mapped[str] = id_column("job")

@@ -34,9 +34,12 @@ def upgrade() -> None:
     with op.batch_alter_table("jobs") as batch:
         batch.add_column(sa.Column("priority", sa.String(length=16), nullable=False,
                                    server_default="bulk"))
+    op.create_index("ix_jobs_waiting_line", "jobs", ["status", "tenant", "batch_id", "priority",
+                                                     "created_at", "position", "id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_jobs_waiting_line", table_name="jobs")
     with op.batch_alter_table("jobs") as batch:
         batch.drop_column("priority")
     op.drop_table("tenants")
