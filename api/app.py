@@ -8,7 +8,7 @@ from fastapi import FastAPI
 
 from ragq.api import docs, errors
 from ragq.api.metrics import build_registry
-from ragq.api.routers import batches, jobs, ops, review, sources
+from ragq.api.routers import batches, jobs, ops, review, sources, tenants
 from ragq.schemas.api import REF_TEMPLATE, BatchCreate, JobCreate
 from ragq.settings import Settings
 from ragq.workers.resources import resources_for
@@ -35,7 +35,8 @@ def create_api(settings: Settings) -> FastAPI:
     app.state.registry = build_registry(settings, app.state.engine)
     errors.install(app)
     docs.install(app)
-    for router in (batches.router, jobs.router, review.router, sources.router, ops.router):
+    for router in (batches.router, jobs.router, review.router, sources.router,
+                   tenants.router, ops.router):
         app.include_router(router)
     _document_bodies(app)
     return app

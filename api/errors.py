@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException
 
 from ragq.errors import (
     AuthError,
+    ForbiddenError,
     InputError,
     LimitExceededError,
     NotAwaitingReviewError,
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 
 #: Most specific first: the first class an error is an instance of decides its status and code.
 STATUS: list[tuple[type[RagqError], int, str]] = [
+    (ForbiddenError, 403, "forbidden"),
     (AuthError, 401, "unauthorized"),
     (NotFoundError, 404, "not_found"),
     (NotAwaitingReviewError, 409, "not_awaiting_review"),

@@ -111,15 +111,26 @@ class LedgerCollector(Collector):
         sweep has done (its lease's record in the ledger: every replica reports the same)."""
         from ragq.ledger.stalls import idle_jobs
         from ragq.ledger.sweeper_lease import sweeper_report
-        from ragq.ledger.waiting_line import open_job_count, waiting_job_count
+        from ragq.ledger.waiting_line import jobs_by_tenant, open_job_count, waiting_job_count
 
         with session_scope(self._engine, readonly=True) as session:
             open_jobs, waiting = open_job_count(session), waiting_job_count(session)
             stalled = len(idle_jobs(session, idle_s=self._settings.stall_after_s))
             report = sweeper_report(session)
+            per_tenant = jobs_by_tenant(session)
         yield GaugeMetricFamily("ragq_open_jobs", "Jobs sent and not ended.", value=open_jobs)
         yield GaugeMetricFamily("ragq_waiting_jobs", "Jobs waiting unsent in the waiting line.",
                                 value=waiting)
+        tenant_open = GaugeMetricFamily("ragq_tenant_open_jobs",
+                                        "Jobs sent and not ended, per tenant (its share of "
+                                        "the window).", labels=["tenant"])
+        tenant_waiting = GaugeMetricFamily("ragq_tenant_waiting_jobs",
+                                           "Jobs waiting unsent, per tenant.", labels=["tenant"])
+        for tenant, (n_open, n_waiting) in per_tenant.items():
+            tenant_open.add_metric([tenant], n_open)
+            tenant_waiting.add_metric([tenant], n_waiting)
+        yield tenant_open
+        yield tenant_waiting
         yield GaugeMetricFamily("ragq_stalled_jobs", "Open jobs nothing has moved for longer "
                                 "than RAGQ_STALL_AFTER_S (the sweeper resumes them).",
                                 value=stalled)

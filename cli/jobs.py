@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,16 @@ from ragq.settings import Settings
 
 def submit(settings: Settings, path: Path, *, collection: str | None, wait: bool, as_json: bool,
            output: Path | None = None, show: bool = False, budget: str | None = None,
-           sources: Any = None) -> None:
+           sources: Any = None, priority: str | None = None) -> None:
     from ragq import submission
 
     options = submission.BatchOptions(budget=_budget(budget) if budget else None,
                                       sources=sources)
+    if priority is not None:
+        try:
+            options = replace(options, priority=submission.parse_priority(priority))
+        except InputError as exc:
+            fail(str(exc))
     sent = submission.submit_file(settings, path, collection=collection, options=options)
     if not as_json:
         console.print(f"batch [bold]{sent.batch_id}[/]: {len(sent.job_ids)} jobs queued, "
@@ -46,12 +52,14 @@ def submit(settings: Settings, path: Path, *, collection: str | None, wait: bool
 
 def ask_fields(question: str, *, acl: str | None = None, custom_id: str | None = None,
                sources: str | None = None, budget: str | None = None, route: str | None = None,
-               metadata: str | None = None, webhook_url: str | None = None) -> dict[str, Any]:
+               metadata: str | None = None, webhook_url: str | None = None,
+               priority: str | None = None) -> dict[str, Any]:
     """``ragq ask``'s options as ticket fields, left for the ticket parser to judge: labels
     and names split at commas as written (``--acl ","`` is two blank labels, refused, never
     "public"), JSON options decoded; an option not given is no field (its default applies)."""
     fields: dict[str, Any] = {
         "question": question, "custom_id": custom_id, "route": route, "webhook_url": webhook_url,
+        "priority": priority,
         "acl": None if acl is None else acl.split(","),
         "sources": None if sources is None else (
             "all" if sources.strip() == "all" else sources.split(",")),

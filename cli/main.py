@@ -19,6 +19,7 @@ from ragq.cli.helptext import App
 from ragq.cli.ledger import ledger_app
 from ragq.cli.output import emit_json, fail
 from ragq.cli.review import review_app
+from ragq.cli.tenants import tenants_app
 from ragq.errors import RagqError
 from ragq.schemas.search import parse_fusion, parse_mode
 from ragq.settings import Settings, build_settings
@@ -34,6 +35,7 @@ app.add_typer(service.keys_app, name="keys")
 app.add_typer(service.webhooks_app, name="webhooks")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(review_app, name="review")
+app.add_typer(tenants_app, name="tenants")
 sources_app = App(help="Sources: collections with a description, for jobs searching several.",
                   no_args_is_help=True)
 app.add_typer(sources_app, name="sources")
@@ -186,6 +188,10 @@ def submit(
         "--budget", metavar="JSON",
         help='Budget of the batch, e.g. {"max_steps": 20}; a ticket\'s own keys win.')] = None,
     sources: SourcesOpt = None,
+    priority: Annotated[str | None, typer.Option(
+        "--priority", metavar="PRIORITY",
+        help="interactive or bulk (the default): the priority of tickets that name none.")]
+    = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create a batch, one job per ticket; bad lines go to the batch's errors file."""
@@ -194,7 +200,7 @@ def submit(
         fail("--output and --show need --wait (or use `ragq results BATCH` later)")
     jobs.submit(settings, tickets, collection=collection, wait=wait,
                 as_json=as_json, output=output, show=show, budget=budget,
-                sources=_sources(sources))
+                sources=_sources(sources), priority=priority)
 
 
 @app.command()
@@ -217,13 +223,16 @@ def ask(
         "--metadata", metavar="JSON", help="A JSON object kept with the job.")] = None,
     webhook_url: Annotated[str | None, typer.Option(
         "--webhook-url", metavar="URL", help="Where to POST the job's events.")] = None,
+    priority: Annotated[str | None, typer.Option(
+        "--priority", metavar="PRIORITY",
+        help="interactive (the default for one question) or bulk.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Answer one question and print the answer with its citations. The options are a
     ticket's fields, read as a ticket line is (the same checks and error codes)."""
     fields = jobs.ask_fields(question, acl=acl, custom_id=custom_id, sources=sources,
                              budget=budget, route=route, metadata=metadata,
-                             webhook_url=webhook_url)
+                             webhook_url=webhook_url, priority=priority)
     jobs.ask(_settings(), fields, collection=collection, as_json=as_json)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from ragq.cli.output import console, emit_json
+from ragq.cli.tenants import print_tenants
 from ragq.settings import Settings
 from ragq.workers import supervisor
 from ragq.workers.client import ping_workers
@@ -60,6 +61,7 @@ def stack_status(settings: Settings, *, as_json: bool) -> None:
             for p in (state.processes if state else [])
         ],
         "workers": workers,
+        "tenants": _tenants(settings),
     }
     if as_json:
         emit_json(report)
@@ -69,6 +71,27 @@ def stack_status(settings: Settings, *, as_json: bool) -> None:
     console.print(f"vectors: {report['vector_store']}")
     _print_processes(settings)
     console.print(f"workers answering: {', '.join(workers) or 'none'}")
+    if report["tenants"]:
+        console.print("tenants (waiting line):")
+        print_tenants(report["tenants"])
+
+
+def _tenants(settings: Settings) -> list[dict[str, Any]]:
+    """Each tenant's share and open and waiting jobs; none when the ledger cannot be read
+    (not created yet, or its server down): the stack's status still shows."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    from ragq.submission.tenants import tenant_views
+
+    url = make_url(settings.ledger_url)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
+        return []  # no ledger yet: reading would create an empty one
+    try:
+        return tenant_views(settings)
+    except Exception:  # the status of a stack that is down must not fail on the ledger
+        return []
 
 
 def _print_processes(settings: Settings) -> None:

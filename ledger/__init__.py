@@ -65,6 +65,7 @@ from ragq.ledger.sources import (
     sources_holding_documents,
 )
 from ragq.ledger.sql_flow import SqlFlowLedger
+from ragq.ledger.tenants import set_tenant_share, tenant_share, tenant_shares
 from ragq.ledger.views import (
     TRAIL_TABLES,
     MetricsSnapshot,
@@ -74,7 +75,13 @@ from ragq.ledger.views import (
     metrics_snapshot,
     ping,
 )
-from ragq.ledger.waiting_line import WaitingLine, claim_due, claim_next, open_job_count
+from ragq.ledger.waiting_line import (
+    WaitingLine,
+    claim_due,
+    claim_next,
+    jobs_by_tenant,
+    open_job_count,
+)
 from ragq.ledger.webhooks import (
     ClaimedDelivery,
     claim_delivery,
@@ -116,6 +123,10 @@ __all__ = [
     "WaitingLine",
     "claim_due",
     "claim_next",
+    "jobs_by_tenant",
+    "set_tenant_share",
+    "tenant_share",
+    "tenant_shares",
     "open_job_count",
     # the front door: reading back, reports
     "TRAIL_TABLES",

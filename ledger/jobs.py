@@ -85,11 +85,13 @@ def create_batch(
 def add_job(
     session: Session, *, batch_id: str | None, custom_id: str | None, position: int | None,
     tenant: str, collection: str, question: str, acl: Sequence[str],
-    metadata: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None, priority: str = "bulk",
 ) -> JobRow:
-    """A queued job; ``metadata`` carries the ticket's budget, route override and metadata."""
+    """A queued job; ``metadata`` carries the ticket's budget, route override and metadata,
+    ``priority`` (interactive or bulk) its place in its tenant's share of the waiting line."""
     row = JobRow(batch_id=batch_id, custom_id=custom_id, position=position, tenant=tenant,
-                 collection=collection, question=question, acl=list(acl), meta=metadata or {})
+                 collection=collection, question=question, acl=list(acl), meta=metadata or {},
+                 priority=priority)
     session.add(row)
     session.flush()
     return row

@@ -12,6 +12,11 @@ each job it returns, after the claim commits. A claim whose sends were lost (the
 in between) holds its place until ``resend_after`` has passed; then its jobs, still ``queued``
 and never started, are claimed again. A route step sent twice is harmless: the flow's steps are
 idempotent, as they are for a broker's redelivery.
+
+Which waiting jobs take the free places is not first come, first served: the places are shared
+across tenants and their batches, interactive jobs first, by
+:func:`ragq.orchestration.fair_share.claim_order`; this module only loads the line's state for
+it and marks what it chose (docs/fair-share.md).
 """
 
 from __future__ import annotations
@@ -25,9 +30,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ragq.ledger.db import session_scope
 from ragq.ledger.models import TERMINAL_JOB_STATUSES, JobRow, JobStatus, utcnow
+from ragq.ledger.tenants import tenant_shares
+from ragq.orchestration.fair_share import LineState, WaitingJob, claim_order
+from ragq.schemas.ticket import Priority
 
-__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "open_job_count",
-           "waiting_job_count"]
+__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "jobs_by_tenant",
+           "open_job_count", "waiting_job_count"]
 
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
 _LINE_ORDER = (JobRow.created_at, JobRow.position, JobRow.id)  # a batch's in its line order
@@ -57,6 +65,20 @@ def waiting_job_count(session: Session) -> int:
         .where(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_(None))) or 0)
 
 
+def jobs_by_tenant(session: Session) -> dict[str, tuple[int, int]]:
+    """(open, waiting) jobs per tenant that has either: who holds the window, who waits."""
+    rows = session.execute(
+        select(JobRow.tenant, JobRow.dispatched_at.is_not(None), func.count())
+        .where(or_(and_(JobRow.status.in_(_OPEN), JobRow.dispatched_at.is_not(None)),
+                   and_(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_(None))))
+        .group_by(JobRow.tenant, JobRow.dispatched_at.is_not(None)))
+    counts: dict[str, tuple[int, int]] = {}
+    for tenant, sent, n in rows:
+        open_, waiting = counts.get(tenant, (0, 0))
+        counts[tenant] = (open_ + n, waiting) if sent else (open_, waiting + n)
+    return dict(sorted(counts.items()))
+
+
 def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[str]:
     """:func:`claim_next` in its own transaction, after a read that finds anything to claim at
     all: most endings have no backlog behind them, and a read takes no write lock (SQLite has
@@ -79,15 +101,16 @@ def has_waiting(session: Session, line: WaitingLine, *, now: datetime | None = N
 
 def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = None
                ) -> list[str]:
-    """Mark the jobs to send now as sent; returns their ids, lost sends first, then the oldest
-    waiting jobs the window has room for (all of them when it has no limit)."""
+    """Mark the jobs to send now as sent; returns their ids, lost sends first, then the waiting
+    jobs the window has room for (all of them when it has no limit), chosen by fair share."""
     session.connection()  # SQLite: BEGIN IMMEDIATE, the write lock, taken here
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     now = now or utcnow()  # once the lock is held: no earlier than the ending that made room
     lost = _lost_sends(session, now - line.resend_after)
-    room = None if line.window is None else max(0, line.window - open_job_count(session))
-    waiting = [] if room == 0 else _waiting(session, room)
+    open_ = _open_jobs(session)
+    room = None if line.window is None else max(0, line.window - sum(open_.values()))
+    waiting = [] if room == 0 else claim_order(_line_state(session, room, open_))
     claimed = [*lost, *waiting]
     if claimed:
         session.execute(update(JobRow).where(JobRow.id.in_(claimed)).values(dispatched_at=now))
@@ -102,9 +125,33 @@ def _lost_sends(session: Session, before: datetime) -> list[str]:
         .order_by(*_LINE_ORDER)))
 
 
-def _waiting(session: Session, limit: int | None) -> list[str]:
-    """The ``limit`` oldest unsent jobs."""
-    query = (select(JobRow.id)
-             .where(JobRow.status == JobStatus.QUEUED, JobRow.dispatched_at.is_(None))
-             .order_by(*_LINE_ORDER))
-    return list(session.scalars(query if limit is None else query.limit(limit)))
+def _open_jobs(session: Session) -> dict[tuple[str, str | None], int]:
+    """Open jobs (the ones holding a place in the window) per tenant and batch."""
+    rows = session.execute(
+        select(JobRow.tenant, JobRow.batch_id, func.count())
+        .where(JobRow.status.in_(_OPEN), JobRow.dispatched_at.is_not(None))
+        .group_by(JobRow.tenant, JobRow.batch_id))
+    return {(tenant, batch_id): int(n) for tenant, batch_id, n in rows}
+
+
+def _line_state(session: Session, room: int | None, open_: dict[tuple[str, str | None], int]
+                ) -> LineState:
+    """What the fair share decides on: the waiting jobs (of each lane, a tenant's batch and
+    priority, only the ``room`` oldest, as no more of them can go now), the ``open_`` jobs per
+    tenant and batch, and the tenants' shares. One read of the lanes, then one per lane, each an
+    ordered range of ``ix_jobs_waiting_line``: a claim reads about ``room`` rows per lane
+    whatever the backlog behind them."""
+    lanes = session.execute(select(JobRow.tenant, JobRow.batch_id, JobRow.priority)
+                            .where(JobRow.status == JobStatus.QUEUED).distinct()).all()
+    heads: list[tuple[datetime, int, str, WaitingJob]] = []
+    for tenant, batch_id, priority in lanes:
+        query = (select(*_LINE_ORDER).where(
+            JobRow.status == JobStatus.QUEUED, JobRow.tenant == tenant,
+            JobRow.batch_id.is_(None) if batch_id is None else JobRow.batch_id == batch_id,
+            JobRow.priority == priority, JobRow.dispatched_at.is_(None))
+            .order_by(*_LINE_ORDER).limit(room))
+        heads += [(created, -1 if position is None else position, id_,
+                   WaitingJob(id_, tenant, batch_id, Priority(priority)))
+                  for created, position, id_ in session.execute(query)]
+    return LineState([head[3] for head in sorted(heads, key=lambda h: h[:3])], open_,
+                     tenant_shares(session), room)

@@ -174,6 +174,11 @@ class AuthError(RagqError):
     """Raised when an API key is missing, unknown or revoked."""
 
 
+class ForbiddenError(AuthError):
+    """Raised when a valid API key asks for what its tenant may not do (an operator's
+    setting)."""
+
+
 class WebhookError(RagqError):
     """Raised when a webhook cannot be configured, signed, verified or sent."""
 

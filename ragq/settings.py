@@ -194,6 +194,10 @@ class Settings(BaseSettings):
         "this to review (0 disables)."
     )
     tenant: str = Field("local", min_length=1, description="Tenant of CLI submissions.")
+    admin_tenants: tuple[str, ...] = Field(
+        (), description="Tenants whose API keys may set any tenant's share of the waiting line "
+        '(PUT /v1/tenants/{name}; JSON list, e.g. ["ops"]); empty: only `ragq tenants set`.'
+    )
     max_batch_lines: int = Field(50_000, ge=1, description="Most tickets in one batch.")
     max_batch_bytes: int = Field(
         100 * 1024 * 1024, ge=1, description="Largest batch file, in bytes."

@@ -12,11 +12,16 @@ from ragq.schemas.text import reject_bad_input
 from ragq.schemas.ticket import (
     ACL_DESCRIPTION,
     DEFAULT_ACL_RULE,
+    PRIORITY_DESCRIPTION,
     Budget,
+    Priority,
     SourceSelection,
     check_source_names,
 )
 
+BATCH_PRIORITY_DESCRIPTION = ('"interactive" or "bulk": the priority of every ticket that names '
+                              "none; bulk unless set (a backlog waits behind tickets someone "
+                              "waits on, within the tenant's share of the waiting line).")
 COLLECTION_DESCRIPTION = (
     "The collection a ticket without `sources` searches; one that holds no document is "
     "refused (`unknown_collection`). Not given: RAGQ_COLLECTION when it holds documents, else "
@@ -37,6 +42,8 @@ JOB_LEDGER_PATH = JOB_PATH + "/ledger"
 REVIEWS_PATH = "/v1/review"
 REVIEW_PATH = REVIEWS_PATH + "/{job_id}"
 SOURCES_PATH = "/v1/sources"
+TENANTS_PATH = "/v1/tenants"
+TENANT_PATH = TENANTS_PATH + "/{tenant}"
 HEALTH_PATH = "/healthz"
 REF_TEMPLATE = "#/components/schemas/{model}"
 """Where a model of the OpenAPI document is, for bodies documented by hand."""
@@ -58,6 +65,7 @@ class BatchCreate(BaseModel):
     webhook_url: str | None = Field(None, max_length=2048)
     budget: Budget | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    priority: Priority = Field(Priority.BULK, description=BATCH_PRIORITY_DESCRIPTION)
 
     @model_validator(mode="before")
     @classmethod
@@ -87,6 +95,33 @@ class SourceOut(BaseModel):
 class SourceList(BaseModel):
     object: str = "list"
     data: list[SourceOut]
+
+
+class TenantOut(BaseModel):
+    """A tenant's share of the waiting line and what it holds there now (issue 36)."""
+
+    tenant: str
+    weight: int
+    max_open_jobs: int | None
+    open_jobs: int
+    waiting_jobs: int
+
+
+class TenantList(BaseModel):
+    object: str = "list"
+    data: list[TenantOut]
+
+
+class TenantShareIn(BaseModel):
+    """``PUT /v1/tenants/{tenant}``: a field left out keeps its value; ``max_open_jobs``
+    null is no limit of the tenant's own (only the window limits it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weight: int | None = Field(None, ge=1, le=1000, description="Share of the window against "
+                               "the other tenants' weights (default 1).")
+    max_open_jobs: int | None = Field(None, ge=0, le=1_000_000,
+                                      description="Most jobs the tenant may have open at once.")
 
 
 class BatchCounts(BaseModel):
@@ -146,6 +181,7 @@ class JobCreate(BaseModel):
     sources: SourceSelection | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048)
+    priority: Priority | None = Field(None, description=PRIORITY_DESCRIPTION)
 
     @model_validator(mode="before")
     @classmethod
@@ -162,6 +198,7 @@ class JobOut(BaseModel):
     custom_id: str | None = None
     status: str
     route: str | None = None
+    priority: str | None = None
     question: str
     stop_reason: str | None = None
     result: dict[str, Any] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -41,6 +42,20 @@ def check_source_names(value: SourceSelection | None) -> SourceSelection | None:
     if len(set(names)) != len(names):
         raise ValueError(f"sources names a source twice: {list(names)}")
     return names
+
+
+class Priority(StrEnum):
+    """Where a job stands in its tenant's share of the waiting line (issue 36): interactive
+    jobs (someone waits on the answer) go ahead of bulk ones (a backlog)."""
+
+    INTERACTIVE = "interactive"
+    BULK = "bulk"
+
+
+PRIORITY_DESCRIPTION = ('"interactive" goes ahead of "bulk" within the tenant\'s share of the '
+                        "waiting line. Default: the batch's priority (itself `bulk` unless set) "
+                        "for a batch's ticket, `interactive` for a single job (`POST /v1/jobs`, "
+                        "`ragq ask`).")
 
 
 class Budget(BaseModel):
@@ -98,6 +113,7 @@ class Ticket(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = Field(None, max_length=2048,
                                     description="Where to POST job.* events of this ticket.")
+    priority: Priority | None = Field(None, description=PRIORITY_DESCRIPTION)
     # Evaluation files carry these; they never reach the flow.
     gold_doc_ids: list[str] | None = None
     answer: str | None = None

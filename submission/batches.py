@@ -29,7 +29,7 @@ from ragq.ledger import (
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.orchestration.batches import FINISHED_BATCH_STATUSES
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BatchStatus
-from ragq.schemas.ticket import SourceSelection, Ticket
+from ragq.schemas.ticket import Priority, SourceSelection, Ticket
 from ragq.settings import Settings
 from ragq.submission.access import (
     Caller,
@@ -83,6 +83,7 @@ class BatchOptions:
     budget: dict[str, Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     sources: SourceSelection | None = None  # restricts every ticket's sources
+    priority: Priority = Priority.BULK  # of every ticket that names none
 
 
 def limits_of(settings: Settings) -> Limits:
@@ -162,14 +163,17 @@ def _admit(session: Session, settings: Settings, door: Door, line: int, ticket: 
 
 
 def _add_job(session: Session, door: Door, ticket: Ticket, admitted: Admitted, *,
-             batch_id: str | None, line: int | None, custom_id: bool = True,
-             budget: dict[str, Any] | None = None) -> str:
+             batch_id: str | None, line: int | None, priority: Priority,
+             custom_id: bool = True, budget: dict[str, Any] | None = None) -> str:
+    """The job of an admitted ticket; ``priority``: the path's default, when the ticket
+    names none (a batch's, or interactive for a single job)."""
     acl, scope = admitted
     return add_job(session, batch_id=batch_id, position=line,
                    custom_id=ticket.custom_id if custom_id else None,
                    tenant=door.caller.tenant, collection=scope.collection,
                    question=ticket.question, acl=acl,
-                   metadata=job_metadata(ticket, budget, scope.sources)).id
+                   metadata=job_metadata(ticket, budget, scope.sources),
+                   priority=ticket.priority or priority).id
 
 
 def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str | None,
@@ -201,7 +205,7 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str | None
                              input_filename=source, budget=options.budget,
                              metadata=options.metadata, webhook_url=options.webhook_url,
                              webhook_secret=secret)
-        job_ids, errors = _add_jobs(session, settings, door, batch.id, parsed, options.budget)
+        job_ids, errors = _add_jobs(session, settings, door, batch.id, parsed, options)
         start_batch(session, batch_id=batch.id)
         batch_id = batch.id
     _start_waiting(settings)
@@ -211,7 +215,7 @@ def submit_tickets(settings: Settings, parsed: Parsed, *, collection: str | None
 
 
 def _add_jobs(session: Session, settings: Settings, door: Door, batch_id: str,
-              parsed: Parsed, budget: dict[str, Any] | None) -> tuple[list[str], int]:
+              parsed: Parsed, options: BatchOptions) -> tuple[list[str], int]:
     job_ids, errors = [], 0
     for line, item in parsed:
         admitted = item if isinstance(item, TicketError) else _admit(
@@ -224,13 +228,13 @@ def _add_jobs(session: Session, settings: Settings, door: Door, batch_id: str,
             continue
         assert isinstance(item, Ticket)
         job_ids.append(_add_job(session, door, item, admitted, batch_id=batch_id, line=line,
-                                budget=budget))
+                                priority=options.priority, budget=options.budget))
     return job_ids, errors
 
 
 def _start_waiting(settings: Settings) -> None:
-    """Send what the window of open jobs has room for, oldest first: this submission's jobs
-    now, or behind a backlog already waiting (each ending starts the next)."""
+    """Send what the window of open jobs has room for, by fair share: this submission's jobs
+    now, or as places free (each ending starts the next)."""
     start_waiting_jobs(client_app(settings), resources_for(settings).engine, settings)
 
 
@@ -276,7 +280,8 @@ class SubmittedJob:
 
 def submit_job(settings: Settings, ticket: Ticket, *, collection: str | None,
                caller: Caller | None = None, custom_id: bool = True) -> SubmittedJob:
-    """Submit one ticket as a job outside any batch, admitted as a batch's ticket is. Raises
+    """Submit one ticket as a job outside any batch, admitted as a batch's ticket is, and
+    interactive unless the ticket says ``"priority": "bulk"`` (someone waits on it). Raises
     TicketRefusedError with the code its errors-file line would carry (``acl_not_allowed``,
     ``invalid_sources``, ``unknown_collection``, ``invalid_webhook_url``)."""
     if collection is not None:
@@ -293,7 +298,7 @@ def submit_job(settings: Settings, ticket: Ticket, *, collection: str | None,
             secret = webhook_secret(session, settings, tenant=caller.tenant,
                                     url=ticket.webhook_url)
         job_id = _add_job(session, door, ticket, admitted, batch_id=None, line=None,
-                          custom_id=custom_id)
+                          priority=Priority.INTERACTIVE, custom_id=custom_id)
     _start_waiting(settings)
     return SubmittedJob(job_id, secret)
 

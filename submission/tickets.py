@@ -18,6 +18,7 @@ from ragq.schemas.text import collection_name_problem, input_problem
 from ragq.schemas.ticket import (
     MAX_QUESTION_CHARS,
     Budget,
+    Priority,
     SourceSelection,
     Ticket,
     sources_from_text,
@@ -204,6 +205,16 @@ def parse_sources(text: str, *, source: str = "sources") -> SourceSelection:
         return sources_from_text(text)
     except ValueError as exc:
         raise InputError(str(exc), source=source) from exc
+
+
+def parse_priority(text: str, *, source: str = "--priority") -> Priority:
+    """A batch's priority given as text (``ragq submit --priority``, a query or form field);
+    InputError naming the two that are valid."""
+    try:
+        return Priority(text.strip())
+    except ValueError as exc:
+        raise InputError(f"priority must be one of {', '.join(Priority)}, got {text!r}",
+                         source=source) from exc
 
 
 def parse_acl(text: str, *, source: str = "--acl") -> tuple[str, ...]:

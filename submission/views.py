@@ -74,7 +74,8 @@ def batch_view(batch: BatchRow, cost_usd: float | None = None) -> dict[str, Any]
 def job_view(job: JobRow) -> dict[str, Any]:
     """A job as the front doors show it (status, route, result when finished)."""
     return {"id": job.id, "object": "job", "batch_id": job.batch_id, "custom_id": job.custom_id,
-            "status": str(job.status), "route": job.route, "question": job.question,
+            "status": str(job.status), "route": job.route, "priority": job.priority,
+            "question": job.question,
             "stop_reason": job.stop_reason, "result": job.result, "created_at": job.created_at,
             "started_at": job.started_at, "finished_at": job.finished_at}
 

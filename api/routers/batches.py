@@ -29,7 +29,7 @@ from ragq.schemas.api import (
     CancelOut,
     ErrorOut,
 )
-from ragq.schemas.ticket import SourceSelection
+from ragq.schemas.ticket import Priority, SourceSelection
 from ragq.settings import Settings
 from ragq.submission import BatchOptions, Caller
 
@@ -43,7 +43,7 @@ UPLOAD_DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary"}, "collection": {"type": "string"},
         "webhook_url": {"type": "string"}, "budget": {"type": "string"},
-        "sources": {"type": "string"}},
+        "sources": {"type": "string"}, "priority": {"type": "string"}},
         "required": ["file"]}},
 }}}
 
@@ -59,7 +59,7 @@ def _submit_json(settings: Settings, body: BatchCreate, caller: Caller) -> Batch
                                      source="tickets")
     options = BatchOptions(body.webhook_url,
                            body.budget.model_dump(exclude_none=True) if body.budget else None,
-                           body.metadata, body.sources)
+                           body.metadata, body.sources, body.priority)
     sent = submission.submit_tickets(settings, parsed, caller=caller, options=options,
                                      collection=body.collection, source=None)
     return _created(settings, sent, caller)
@@ -69,7 +69,8 @@ def _submit_jsonl(settings: Settings, raw: Any, fields: dict[str, str], source: 
                   caller: Caller) -> BatchOut:
     options = BatchOptions(webhook_url=fields.get("webhook_url") or None,
                            budget=_budget_field(fields.get("budget")),
-                           sources=_sources_field(fields.get("sources")))
+                           sources=_sources_field(fields.get("sources")),
+                           priority=_priority_field(fields.get("priority")))
     with raw:  # bytes: each line is decoded alone, so invalid UTF-8 fails only its line
         sent = submission.submit_stream(
             settings, raw, collection=fields.get("collection") or None,
@@ -81,6 +82,11 @@ def _sources_field(text: str | None) -> SourceSelection | None:
     """The sources of a JSONL upload: "all", or comma-separated names (none given: None; one
     that names nothing, such as ",", is refused as ``ragq submit --sources`` refuses it)."""
     return submission.parse_sources(text, source="sources") if text else None
+
+
+def _priority_field(text: str | None) -> Priority:
+    """The priority of a JSONL upload's tickets that name none (default: bulk)."""
+    return submission.parse_priority(text, source="priority") if text else Priority.BULK
 
 
 def _budget_field(text: str | None) -> dict[str, Any] | None:
@@ -100,6 +106,9 @@ async def create_batch(
     sources: Annotated[str | None, Query(
         description='For a JSONL upload: comma-separated sources every ticket may search, '
                     'or "all".')] = None,
+    priority: Annotated[str | None, Query(
+        description='For a JSONL upload: "interactive" or "bulk" (the default), for the '
+                    "tickets that name none.")] = None,
 ) -> BatchOut:
     """Create a batch from JSON ``{"tickets": [...]}`` or a JSONL upload (raw body or multipart
     ``file``). Bad lines go to the errors file; more lines or bytes than allowed is a 413, an
@@ -117,7 +126,8 @@ async def create_batch(
                          "application/jsonl or multipart/form-data")
     raw, fields, source = await read_body(request, settings.max_batch_bytes)
     fields = {"collection": collection or "", "webhook_url": webhook_url or "",
-              "budget": budget or "", "sources": sources or "", **fields}
+              "budget": budget or "", "sources": sources or "", "priority": priority or "",
+              **fields}
     return await run_in_threadpool(_submit_jsonl, settings, raw, fields, source, caller)
 
 

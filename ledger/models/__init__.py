@@ -20,7 +20,13 @@ from ragq.ledger.models.enums import (
 from ragq.ledger.models.planning import AskRow, PlanRow, SubQueryRow, VerificationRow
 from ragq.ledger.models.retrieval import EvidenceItemRow, RetrievalRequestRow, SufficiencyCheckRow
 from ragq.ledger.models.review import ReviewRow
-from ragq.ledger.models.submission import ApiKeyRow, BatchInputErrorRow, BatchRow, JobRow
+from ragq.ledger.models.submission import (
+    ApiKeyRow,
+    BatchInputErrorRow,
+    BatchRow,
+    JobRow,
+    TenantRow,
+)
 from ragq.ledger.models.sweeper import SweeperLeaseRow
 from ragq.ledger.models.webhooks import WebhookDeliveryRow, WebhookEndpointRow
 
@@ -35,6 +41,7 @@ __all__ = [
     "BatchInputErrorRow",
     "BatchRow",
     "JobRow",
+    "TenantRow",
     # budgets
     "BudgetChargeRow",
     "JobBudgetRow",

@@ -25,6 +25,19 @@ class ApiKeyRow(Base):
     revoked_at: Mapped[datetime | None]
 
 
+class TenantRow(Base):
+    """A tenant's share of the waiting line (issue 36): its ``weight`` against the other
+    tenants' and its ``max_open_jobs`` (None: only the window limits it). A tenant without a
+    row has weight 1 and no limit of its own."""
+
+    __tablename__ = "tenants"
+
+    name: Mapped[str] = mapped_column(String(128), primary_key=True)
+    weight: Mapped[int] = mapped_column(Integer, default=1)
+    max_open_jobs: Mapped[int | None] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = created_column()
+
+
 class BatchRow(Base):
     """A JSONL batch of tickets; its counters are bumped atomically as its jobs finish.
 
@@ -69,6 +82,7 @@ class JobRow(Base):
     ``exhausted_dimension`` is set when ``status`` is ``budget_exhausted``. ``dispatched_at``
     is when its first step was sent: a job of a large backlog waits unsent (``queued``, its
     budget and deadline not yet open) until the window of open jobs has room for it.
+    ``priority`` (interactive or bulk) orders it within its tenant's share of that window.
     """
 
     __tablename__ = "jobs"
@@ -76,6 +90,9 @@ class JobRow(Base):
         UniqueConstraint("batch_id", "custom_id"),
         Index(None, "batch_id", "status"),
         Index(None, "tenant", "created_at"),
+        # The waiting line's lanes and each lane's oldest jobs, read by every claim.
+        Index("ix_jobs_waiting_line", "status", "tenant", "batch_id", "priority", "created_at",
+              "position", "id"),
     )
 
     id: Mapped[str] = id_column("job")
@@ -98,6 +115,7 @@ class JobRow(Base):
     result: Mapped[dict[str, Any] | None]
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     reading: Mapped[dict[str, Any] | None]
+    priority: Mapped[str] = mapped_column(String(16), default="bulk", server_default="bulk")
     created_at: Mapped[datetime] = created_column()
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]

@@ -10,16 +10,22 @@ from sqlalchemy import Engine
 
 from ragq.ledger import (
     WaitingLine,
+    add_job,
     cancel_job,
     claim_due,
     claim_next,
+    create_batch,
     get_job,
+    jobs_by_tenant,
     open_job_count,
     session_scope,
+    set_tenant_share,
+    start_batch,
 )
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.models import utcnow
 from ragq.ledger.waiting_line import has_waiting, waiting_job_count
+from ragq.orchestration.fair_share import TenantShare
 from ragq.schemas.statuses import JobStatus
 from tests.ledger.conftest import Race
 from tests.ledger.test_jobs import finish, new_batch
@@ -116,3 +122,53 @@ def test_the_waiting_count_is_the_backlog_behind_the_window(engine: Engine):
     assert len(claim(engine)) == 3
     with session_scope(engine, readonly=True) as session:
         assert (waiting_job_count(session), opened(engine)) == (2, 3)
+
+
+# --- fair shares (issue 36): the policy is ragq.orchestration.fair_share; these check the
+# ledger hands it the line as it is, on both backends ---------------------------------------
+
+
+def tenant_jobs(engine: Engine, tenant: str, jobs: int, *, batch: bool = True,
+                priority: str = "bulk") -> list[str]:
+    with session_scope(engine) as session:
+        batch_id = create_batch(session, tenant=tenant, collection="c",
+                                input_filename=None).id if batch else None
+        ids = [add_job(session, batch_id=batch_id, custom_id=f"{tenant}{i}",
+                       position=i + 1 if batch else None, tenant=tenant, collection="c",
+                       question="q?", acl=["public"], priority=priority).id
+               for i in range(jobs)]
+        if batch_id:
+            start_batch(session, batch_id=batch_id)
+        return ids
+
+
+def test_a_later_tenant_takes_the_next_free_place_ahead_of_a_backlog(engine: Engine):
+    backlog = tenant_jobs(engine, "a", 10)
+    assert claim(engine) == backlog[:3]
+    single = tenant_jobs(engine, "b", 1, batch=False, priority="interactive")
+    finish(engine, backlog[0])
+    assert claim(engine) == single
+    finish(engine, backlog[1])
+    assert claim(engine) == [backlog[3]]  # b has nothing more waiting: a takes the place
+
+
+def test_two_backlogs_share_the_window_and_interactive_goes_first(engine: Engine):
+    line = WaitingLine(window=4, resend_after=timedelta(minutes=10))
+    a = tenant_jobs(engine, "a", 6)
+    b = tenant_jobs(engine, "b", 6)
+    b_now = tenant_jobs(engine, "b", 1, priority="interactive")
+    claimed = claim(engine, line)
+    assert sorted(claimed) == sorted([a[0], a[1], b_now[0], b[0]])
+    assert claimed.index(b_now[0]) < claimed.index(b[0])
+
+
+def test_a_tenants_max_open_jobs_and_weight_are_honoured(engine: Engine):
+    line = WaitingLine(window=6, resend_after=timedelta(minutes=10))
+    with session_scope(engine) as session:
+        set_tenant_share(session, tenant="a", share=TenantShare(weight=2))
+        set_tenant_share(session, tenant="c", share=TenantShare(max_open_jobs=1))
+    a, b, c = (tenant_jobs(engine, t, 8) for t in "abc")
+    claimed = set(claim(engine, line))
+    assert claimed == {*a[:3], *b[:2], c[0]}
+    with session_scope(engine, readonly=True) as session:
+        assert jobs_by_tenant(session) == {"a": (3, 5), "b": (2, 6), "c": (1, 7)}

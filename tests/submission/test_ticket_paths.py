@@ -44,7 +44,7 @@ HOOK = "https://93.184.215.14/hooks/ragq"  # a global address: no name to resolv
 BASE: dict[str, Any] = {
     "custom_id": "c-1", "question": "How long is the refund window?", "acl": ["public"],
     "budget": {"max_steps": 7}, "route": "bounded", "sources": ["kb2"],
-    "metadata": {"team": "billing"}, "webhook_url": HOOK}
+    "metadata": {"team": "billing"}, "webhook_url": HOOK, "priority": "interactive"}
 """Every field set; each case changes one."""
 MISSING = object()
 EVAL_ONLY = {"gold_doc_ids", "answer", "answer_aliases"}  # scored by ragq eval, never a job's
@@ -64,7 +64,8 @@ def stored(**changes: Any) -> dict[str, Any]:
     """The job BASE is stored as, with ``changes``."""
     job = {"custom_id": "c-1", "question": BASE["question"], "acl": ["public"],
            "collection": "kb2", "sources": ["kb2"], "route": "bounded",
-           "budget": {"max_steps": 7}, "metadata": {"team": "billing"}, "webhook_url": HOOK}
+           "budget": {"max_steps": 7}, "metadata": {"team": "billing"}, "webhook_url": HOOK,
+           "priority": "interactive"}
     return job | changes
 
 
@@ -89,6 +90,7 @@ class Case:
 CLI_ONLY_TEXT = frozenset({"cli_ask"})  # an option is text: a number or a bare string is no list
 BATCH_PATHS = ("cli_submit", "http_json", "http_jsonl", "eval")
 KEYED = ("http_json", "http_jsonl", "http_job")
+SINGLE = ("http_job", "cli_ask")  # one job outside any batch
 
 CASES = [
     Case("all", "every-field-set", MISSING, stored()),
@@ -135,6 +137,14 @@ CASES = [
     Case("webhook_url", "missing", MISSING, stored(webhook_url=None)),
     Case("webhook_url", "private-host", "http://10.0.0.8/x", "invalid_webhook_url"),
     Case("webhook_url", "number", 5, "invalid_ticket", not_on=CLI_ONLY_TEXT),
+    # priority (issue 36): a batch's ticket is bulk unless it says so, a single job interactive
+    Case("priority", "missing", MISSING, stored(priority="bulk"),
+         per_path={p: stored(priority="interactive") for p in SINGLE}),
+    Case("priority", "bulk", "bulk", stored(priority="bulk")),
+    Case("priority", "interactive", "interactive", stored(priority="interactive")),
+    Case("priority", "padded", " bulk", "invalid_ticket"),
+    Case("priority", "unknown", "urgent", "invalid_ticket"),
+    Case("priority", "number", 1, "invalid_ticket", not_on=CLI_ONLY_TEXT),
 ]
 PATHS = ("cli_submit", "http_json", "http_jsonl", "http_job", "cli_ask", "eval")
 
@@ -181,7 +191,8 @@ def job_view(row: JobRow) -> dict[str, Any]:
     return {"custom_id": row.custom_id, "question": row.question, "acl": list(row.acl),
             "collection": row.collection, "sources": meta.get("sources"),
             "route": meta.get("route"), "budget": meta.get("budget"),
-            "metadata": meta.get("ticket_metadata"), "webhook_url": meta.get("webhook_url")}
+            "metadata": meta.get("ticket_metadata"), "webhook_url": meta.get("webhook_url"),
+            "priority": row.priority}
 
 
 def _job(settings: Settings, job_id: str) -> dict[str, Any]:
@@ -271,7 +282,8 @@ def _option(ticket: dict[str, Any], name: str, case: Case) -> str | None:
 def via_cli_ask(world: World, ticket: dict[str, Any], case: Case) -> Expect:
     fields = ask_fields(ticket["question"], **{
         name: _option(ticket, name, case) for name in
-        ("acl", "custom_id", "sources", "budget", "route", "metadata", "webhook_url")})
+        ("acl", "custom_id", "sources", "budget", "route", "metadata", "webhook_url",
+         "priority")})
     try:
         job_id = submission.ask(world.settings, fields, collection=world.collection)
     except TicketRefusedError as exc:
@@ -355,3 +367,45 @@ NOT_TICKET_ROUTES = {"/v1/batches/{batch_id}/cancel", "/v1/review/{job_id}"}
 NOT_TICKET_COMMANDS = {"up", "down", "status", "ingest", "search", "results", "errors", "cancel",
                        "serve", "sweeper"}
 
+
+
+@pytest.mark.parametrize("own", [None, "bulk"])
+def test_a_batchs_priority_is_the_default_of_its_tickets_on_every_batch_path(
+        settings, client, key, home, tmp_path, monkeypatch, capsys, own: str | None):
+    """Issue 36: ``--priority`` / ``"priority"`` / ``?priority=`` of a batch applies to the
+    tickets that name none; a ticket's own priority wins."""
+    world = World(settings, client, key, home, tmp_path, monkeypatch, capsys)
+    ticket = {k: v for k, v in BASE.items() if k != "priority"}
+    if own:
+        ticket["priority"] = own
+    want = own or "interactive"
+    path = tmp_path / "tickets.jsonl"
+    path.write_text(json.dumps(ticket) + "\n")
+    run = run_cli(["submit", str(path), "--collection", "kb", "--priority", "interactive",
+                   "--json"], cli_env(home), monkeypatch, capsys)
+    outcomes = [_batch_outcome(world, json.loads(run.out)["batch_id"])]
+    response = client.post("/v1/batches", headers=world.auth, json={
+        "tickets": [ticket], "collection": "kb", "priority": "interactive"})
+    outcomes.append(_batch_outcome(world, response.json()["id"]))
+    response = client.post("/v1/batches?collection=kb&priority=interactive",
+                           content=json.dumps(ticket).encode() + b"\n",
+                           headers={**world.auth, "content-type": "application/jsonl"})
+    outcomes.append(_batch_outcome(world, response.json()["id"]))
+    assert [o["priority"] for o in outcomes] == [want] * 3  # type: ignore[index]
+
+
+def test_a_batch_priority_that_is_none_of_the_two_is_refused(client, key, settings, home,
+                                                            monkeypatch, capsys, tmp_path):
+    path = tmp_path / "tickets.jsonl"
+    path.write_text(json.dumps(BASE) + "\n")
+    run = run_cli(["submit", str(path), "--priority", "urgent"], cli_env(home), monkeypatch,
+                  capsys)
+    assert run.code != 0 and "interactive, bulk" in run.err
+    auth = {"Authorization": f"Bearer {key}"}
+    response = client.post("/v1/batches", headers=auth, json={"tickets": [BASE],
+                                                              "priority": "urgent"})
+    assert response.status_code == 422 and "priority" in response.text
+    response = client.post("/v1/batches?priority=urgent", content=json.dumps(BASE).encode(),
+                           headers={**auth, "content-type": "application/jsonl"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_input"
