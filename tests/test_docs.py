@@ -115,13 +115,13 @@ def _leaf_commands() -> dict[tuple[str, ...], Any]:
 def _cli_rows() -> list[tuple[tuple[str, ...], set[str]]]:
     """(command words, options named) of every ``ragq …`` span in cli.md's Commands table."""
     section = (DOCS / "cli.md").read_text().split("## Commands", 1)[1].split("\n## ", 1)[0]
+    groups = {path[0] for path in _leaf_commands() if len(path) == 2}  # ragq keys …
     rows = []
     for cell in _table(section):
         for span in re.findall(r"`(ragq [^`]+)`", cell):
             words = span.split()[1:]
             path = tuple(w for w in words[:2] if re.fullmatch(r"[a-z]+", w))
-            if len(path) == 2 and path[0] not in ("keys", "ledger", "review", "sources",
-                                                   "webhooks", "db"):
+            if len(path) == 2 and path[0] not in groups:
                 path = path[:1]
             rows.append((path, set(re.findall(r"--[a-z][a-z-]*", span))))
     return rows
