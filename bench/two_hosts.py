@@ -139,16 +139,36 @@ def host_env(home: Path, servers: dict[str, str]) -> dict[str, str]:
 
 
 @contextmanager
+def front_door(env: dict[str, str]) -> Iterator[Settings]:
+    """This process's settings are exactly the ``RAGQ_`` ones of ``env`` (host A's) while the
+    block runs, the environment's own put back after; yields them.
+
+    Keyword overrides alone were not enough: settings read the environment for everything
+    else, and a test session's stack leaves its own there while it runs (the RabbitMQ stack:
+    ``RAGQ_RESULT_BACKEND_URL`` on a shared Redis). The drill's front door then waited for the
+    ingest's result on that server while the workers stored it in the drill's Valkey: for the
+    hour of the ingest's timeout, no job submitted, no process busy — the hang seen in CI."""
+    saved = dict(os.environ)
+    for key in [k for k in os.environ if k.startswith("RAGQ_") and not k.startswith("RAGQ_TEST")]:
+        del os.environ[key]
+    os.environ.update({k: v for k, v in env.items() if k.startswith("RAGQ_")})
+    try:
+        yield build_settings()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextmanager
 def two_hosts(root: Path, servers: dict[str, str]) -> Iterator[tuple[Settings, Host, Host]]:
     """Hosts A and B on ``servers`` (``broker_url``, ``database_url``, maybe
     ``result_backend_url``), every process stopped on exit; yields the settings of host A (the
     front door's too), host A and host B."""
     env_a, env_b = host_env(root / "a", servers), host_env(root / "b", servers)
-    settings = build_settings(**{k.removeprefix("RAGQ_").lower(): v
-                                 for k, v in env_a.items() if k.startswith("RAGQ_")})
-    upgrade(settings.ledger_url)
     io = WorkerSpec("general", GENERAL_QUEUES, 4)
     with ExitStack() as stack:
+        settings = stack.enter_context(front_door(env_a))
+        upgrade(settings.ledger_url)
         a = start_host("host-a", [WorkerSpec("vector", VECTOR_QUEUES, 2), io], env_a,
                        root / "logs")
         stack.callback(a.stop)

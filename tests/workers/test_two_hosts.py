@@ -12,12 +12,20 @@ the session's RabbitMQ stack consumes the same queues.)"""
 from __future__ import annotations
 
 import faulthandler
+import os
 from pathlib import Path
 
 import pytest
 
 from bench.recovery import dispose_ledger_engine, tickets_file
-from bench.two_hosts import drill_two_hosts, ingest_examples, own_valkey, two_hosts
+from bench.two_hosts import (
+    drill_two_hosts,
+    front_door,
+    host_env,
+    ingest_examples,
+    own_valkey,
+    two_hosts,
+)
 from ragq.schemas.statuses import JobStatus
 from tests.conftest import POSTGRES_URL, _drop_postgres_database, _fresh_postgres_database
 
@@ -29,6 +37,27 @@ AFTER_KILL_S = 240.0
 #: The whole test, bounds and the hosts' start and stop included: past it, the stacks of every
 #: thread of the test process are written to stderr (a wait the bounds do not cover).
 WATCHDOG_S = 900.0
+
+
+def test_the_drills_front_door_reads_no_setting_of_another_stack(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch):
+    """In CI the drill ran while the session's RabbitMQ stack had put its settings in this
+    process's environment: the front door then followed the ingest on that stack's result
+    backend, not on the hosts', and waited for an hour."""
+    theirs = {"RAGQ_RESULT_BACKEND_URL": "redis://127.0.0.1:1/14",
+              "RAGQ_BROKER_URL": "amqp://guest:guest@127.0.0.1:1//", "RAGQ_MAX_OPEN_JOBS": "3"}
+    for key, value in theirs.items():
+        monkeypatch.setenv(key, value)
+    servers = {"broker_url": "redis://127.0.0.1:2/0", "database_url": "postgresql://h/d"}
+
+    with front_door(host_env(tmp_path / "a", servers)) as settings:
+        assert settings.broker_url == servers["broker_url"]
+        assert settings.result_backend_url is None  # the broker's, as the workers have it
+        assert settings.max_open_jobs is None
+        assert settings.home == tmp_path / "a"
+
+    for key, value in theirs.items():  # put back for the session's stack
+        assert os.environ[key] == value
 
 
 @pytest.mark.stack
