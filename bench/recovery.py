@@ -11,8 +11,8 @@ the batch. Prints one row per fault: the jobs' end states, how many ran out of l
 rows doubled in the ledger, and "restart to first step done" (per job open at the kill: its
 first ledger charge or its end after the replacement was ready) as p50 and max. With
 ``--repeat N`` each fault is drilled N times in a row and a summary row per fault follows:
-jobs stranded (not ended within the drill's timeout), doubled rows, recovery p50 and max over
-every run.
+jobs stranded (not ended within the drill's timeout), jobs failed (each one's error goes to
+stderr), doubled rows, recovery p50 and max over every run.
 """
 
 from __future__ import annotations
@@ -285,26 +285,30 @@ def main() -> None:
         print("\n".join(summaries))
 
 
-SUMMARY = ("| fault | broker | runs | jobs stranded | doubled rows | recovery p50 | max |\n"
-           "|---|---|---|---|---|---|---|")
+SUMMARY = ("| fault | broker | runs | jobs stranded | jobs failed | doubled rows | recovery p50 "
+           "| max |\n|---|---|---|---|---|---|---|---|")
 
 
 def _drill_or_stranded(settings: Settings, fault: str, tickets: Path) -> Drill:
     """A drill whose batch did not end counts its open jobs as stranded (``all_ended`` False)
-    instead of stopping the series."""
+    instead of stopping the series. Why each failed job failed goes to stderr."""
     try:
-        return drill(settings, fault, tickets, "drill")
+        result = drill(settings, fault, tickets, "drill")
     except Exception as exc:  # a timeout: the batch did not end
         print(f"{fault}: {exc}", file=sys.stderr, flush=True)
         return Drill(fault, len(tickets.read_text().splitlines()))
+    for job_id, error in result.errors.items():
+        print(f"{fault}: {job_id} failed: {error}", file=sys.stderr, flush=True)
+    return result
 
 
 def summary_row(fault: str, broker: str, runs: list[Drill]) -> str:
     stranded = sum(r.jobs - sum(r.statuses.values()) for r in runs)
+    failed = sum(r.statuses.get(JobStatus.FAILED.value, 0) for r in runs)
     doubled = sum(sum(r.doubled.values()) for r in runs)
     times = [t for r in runs for t in r.recovery_s]
     p50 = statistics.median(times) if times else float("nan")
-    return (f"| SIGKILL {fault} | {broker} | {len(runs)} | {stranded} | {doubled} | "
+    return (f"| SIGKILL {fault} | {broker} | {len(runs)} | {stranded} | {failed} | {doubled} | "
             f"{p50:.1f} s | {max(times, default=float('nan')):.1f} s |")
 
 
