@@ -11,8 +11,8 @@ the batch. Prints one row per fault: the jobs' end states, how many ran out of l
 rows doubled in the ledger, and "restart to first step done" (per job open at the kill: its
 first ledger charge or its end after the replacement was ready) as p50 and max. With
 ``--repeat N`` each fault is drilled N times in a row and a summary row per fault follows:
-jobs stranded (not ended within the drill's timeout), doubled rows, recovery p50 and max over
-every run.
+jobs stranded (not ended within the drill's timeout), jobs failed (each one's error goes to
+stderr), doubled rows, recovery p50 and max over every run.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -96,8 +97,29 @@ def tickets_file(path: Path, jobs: int, tag: str) -> Path:
     return path
 
 
+def ledger_engine(settings: Settings) -> Engine:
+    """One engine per ledger for the drills' polling. A new engine per poll (ten a second)
+    opened a PostgreSQL connection each time and left it open until the garbage collector
+    found the engine: about twenty idle connections at any moment, on a server whose
+    ``max_connections`` the workers and every other stack on the machine share."""
+    engine = _ENGINES.get(settings.ledger_url)
+    if engine is None:
+        engine = _ENGINES[settings.ledger_url] = build_ledger_engine(settings)
+    return engine
+
+
+def dispose_ledger_engine(settings: Settings) -> None:
+    """Close the drills' connections to ``settings``' ledger (before its database is dropped)."""
+    engine = _ENGINES.pop(settings.ledger_url, None)
+    if engine is not None:
+        engine.dispose()
+
+
+_ENGINES: dict[str, Engine] = {}
+
+
 def _open_jobs(settings: Settings, batch_id: str) -> list[str]:
-    engine = build_ledger_engine(settings)
+    engine = ledger_engine(settings)
     with session_scope(engine, readonly=True) as session:
         return list(session.scalars(select(JobRow.id).where(
             JobRow.batch_id == batch_id, JobRow.status.not_in(list(TERMINAL_JOB_STATUSES)))))
@@ -154,7 +176,7 @@ def _read_ledger(settings: Settings, result: Drill, batch_id: str, open_at_kill:
     and records it ready) recovered in 0 s; only jobs ended before the kill are left out."""
     after = datetime.fromtimestamp(ready, tz=UTC)
     killed = datetime.fromtimestamp(killed_at, tz=UTC)
-    engine = build_ledger_engine(settings)
+    engine = ledger_engine(settings)
     with session_scope(engine, readonly=True) as session:
         jobs = session.execute(select(JobRow.id, JobRow.status, JobRow.exhausted_dimension,
                                       JobRow.finished_at, JobRow.error)
@@ -217,6 +239,7 @@ def drill_stack(home: Path, **servers: str) -> Iterator[Settings]:
         ingest_path(settings, EXAMPLES / "docs", collection="drill")
         yield settings
     finally:
+        dispose_ledger_engine(settings)
         supervisor.down(settings)
         os.environ.clear()
         os.environ.update(env)
@@ -262,26 +285,30 @@ def main() -> None:
         print("\n".join(summaries))
 
 
-SUMMARY = ("| fault | broker | runs | jobs stranded | doubled rows | recovery p50 | max |\n"
-           "|---|---|---|---|---|---|---|")
+SUMMARY = ("| fault | broker | runs | jobs stranded | jobs failed | doubled rows | recovery p50 "
+           "| max |\n|---|---|---|---|---|---|---|---|")
 
 
 def _drill_or_stranded(settings: Settings, fault: str, tickets: Path) -> Drill:
     """A drill whose batch did not end counts its open jobs as stranded (``all_ended`` False)
-    instead of stopping the series."""
+    instead of stopping the series. Why each failed job failed goes to stderr."""
     try:
-        return drill(settings, fault, tickets, "drill")
+        result = drill(settings, fault, tickets, "drill")
     except Exception as exc:  # a timeout: the batch did not end
         print(f"{fault}: {exc}", file=sys.stderr, flush=True)
         return Drill(fault, len(tickets.read_text().splitlines()))
+    for job_id, error in result.errors.items():
+        print(f"{fault}: {job_id} failed: {error}", file=sys.stderr, flush=True)
+    return result
 
 
 def summary_row(fault: str, broker: str, runs: list[Drill]) -> str:
     stranded = sum(r.jobs - sum(r.statuses.values()) for r in runs)
+    failed = sum(r.statuses.get(JobStatus.FAILED.value, 0) for r in runs)
     doubled = sum(sum(r.doubled.values()) for r in runs)
     times = [t for r in runs for t in r.recovery_s]
     p50 = statistics.median(times) if times else float("nan")
-    return (f"| SIGKILL {fault} | {broker} | {len(runs)} | {stranded} | {doubled} | "
+    return (f"| SIGKILL {fault} | {broker} | {len(runs)} | {stranded} | {failed} | {doubled} | "
             f"{p50:.1f} s | {max(times, default=float('nan')):.1f} s |")
 
 

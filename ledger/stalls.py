@@ -69,6 +69,9 @@ class IdleJob:
     job_id: str
     step: Step
     idle_s: float
+    again: bool = False
+    """The sweep's own resumption is the last thing that moved it: the step sent then did not
+    move the job, so this is the same stall, not a new outage (its deadline moved already)."""
 
 
 def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
@@ -100,7 +103,8 @@ def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
         if last is None or last < cutoff:
             since = (now - last).total_seconds() if last else float("inf")
             step = step_of(job.next_step) if job.next_step else Enqueue(Task.ROUTE, ())
-            idle.append(IdleJob(job.id, step, since))
+            again = job.resumed_at is not None and last == job.resumed_at
+            idle.append(IdleJob(job.id, step, since, again))
     return sorted(idle, key=lambda j: -j.idle_s)
 
 

@@ -14,7 +14,10 @@ again. Each round, the sweeper:
    for a layer whose every sub-query has ended in the ledger, the layer's follow-up
    (``after_layer``) — its chord's join was lost, not its work;
 3. moves each resumed job's deadline by the time it stood still, so an outage is not spent
-   from the job's latency budget.
+   from the job's latency budget — once per stall: a job the last resumption did not move is
+   sent its step again, but its deadline stays. Were it moved on every round, a job that no
+   resend can move would never run out of latency budget, and would stay open (and hold a
+   place in the open-jobs window) forever.
 
 It needs nothing from the broker, so it works the same on Redis, Valkey and RabbitMQ. A job
 merely slow past the idle time gets its step twice; steps are keyed in the ledger, so a
@@ -124,7 +127,7 @@ class Sweeper:
         with session_scope(self._engine) as session:
             marked = set(mark_resumed(session, list(due)))
             for job in idle:
-                if job.job_id in marked and job.idle_s != float("inf"):
+                if job.job_id in marked and job.idle_s != float("inf") and not job.again:
                     extend_open_deadlines(session, by=timedelta(seconds=job.idle_s),
                                           job_ids=[job.job_id])
         dispatcher = CeleryDispatcher(self._app)

@@ -84,6 +84,26 @@ def test_a_resumed_job_is_left_alone_for_the_idle_time(engine: Engine):
     assert set(idle(engine, after_s=2 * IDLE_S + 10)) == {job_id, other}
 
 
+def test_a_job_its_resumption_did_not_move_is_idle_again_as_the_same_stall(engine: Engine):
+    """The sweeper moves a deadline once per stall: it must tell a job its last resumption left
+    where it was (``again``) from one that moved after it and stalled anew."""
+    _, (stuck, moved) = new_batch(engine, 2)
+    under_way(engine, stuck, VERIFY)
+    under_way(engine, moved, VERIFY)
+    first = utcnow() + timedelta(seconds=IDLE_S + 5)
+    with session_scope(engine, readonly=True) as session:
+        assert [j.again for j in idle_jobs(session, idle_s=IDLE_S, now=first)] == [False, False]
+    with session_scope(engine) as session:  # resumed a moment ago, then one of them paid
+        resumed = utcnow()  # after the first charge, before the next
+        assert set(mark_resumed(session, [stuck, moved], now=resumed)) == {stuck, moved}
+    with session_scope(engine) as session:
+        pay(session, moved, "after the resumption")
+    later = utcnow() + timedelta(seconds=3 * IDLE_S)
+    with session_scope(engine, readonly=True) as session:
+        again = {j.job_id: j.again for j in idle_jobs(session, idle_s=IDLE_S, now=later)}
+    assert again == {stuck: True, moved: False}
+
+
 def test_only_jobs_under_way_are_marked_resumed(engine: Engine):
     _, (ended, running) = new_batch(engine, 2)
     under_way(engine, ended, VERIFY)

@@ -165,6 +165,22 @@ def test_a_stalled_job_gets_the_step_that_is_due_and_its_deadline_moves(world: W
         assert deadline(world.engine, job) - was >= STALL_S * 3
 
 
+def test_a_job_no_resumption_moves_gets_its_step_again_but_its_deadline_moves_once(
+        world: World):
+    """A job that no resend moves must still run out of latency budget some day: were its
+    deadline moved on every round, it would stay open for good."""
+    job = stalled_job(world.engine, VERIFY)
+    time.sleep(STALL_S * 3)
+    assert world.sweeper("a").sweep().resumed == [job]
+    moved_once = deadline(world.engine, job)
+    time.sleep(STALL_S * 3)  # the step sent was lost as well: nothing moved the job
+
+    assert world.sweeper("a").sweep().resumed == [job]
+
+    assert drain(world.app) == [(Task.VERIFY, job), (Task.VERIFY, job)]
+    assert deadline(world.engine, job) == moved_once
+
+
 def test_a_job_is_left_alone_until_idle_long_enough_and_once_resumed(world: World):
     job = stalled_job(world.engine, VERIFY)
     assert world.sweeper("a", stall_after_s=600.0).sweep().resumed == []
