@@ -59,3 +59,17 @@ def test_each_ask_and_the_floor_take_turns():
     context = assemble_with_floor(evidence, floor, asks=["one", "two"], max_tokens=10_000,
                                   max_items=6)
     assert [c.chunk_id for c in context] == ["a0", "b0", "f0", "a1", "b1", "f1"]
+
+
+def test_a_second_chunk_of_a_page_waits_for_the_first_chunk_of_every_other_page():
+    """The floor's runner-up is another chunk of the ask's best page: it waits, and the next
+    page's first chunk takes its place (one chunk per document first, across the sides)."""
+    page = [Evidence(chunk_id=f"p::{i}", doc_id="p", text=f"page p part {i} " * 5, score=0.9,
+                     sub_query_index=0, ask_index=0) for i in range(2)]
+    asks = [page[0], ev("a1", 0.8), ev("a2", 0.7)]
+    floor = [ev("f0", 0.5, ask=None), page[1].model_copy(update={"ask_index": None}),
+             ev("f2", 0.3, ask=None)]
+    context = assemble_with_floor(asks, floor, asks=["q"], max_tokens=10_000, max_items=5)
+    assert [c.chunk_id for c in context] == ["p::0", "f0", "a1", "a2", "f2"]
+    roomy = assemble_with_floor(asks, floor, asks=["q"], max_tokens=10_000, max_items=6)
+    assert roomy[-1].chunk_id == "p::1"  # with room, the second chunk still gets in, last
