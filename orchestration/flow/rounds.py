@@ -48,8 +48,9 @@ NO_FOLLOW_UP = "no_follow_up"
 
 
 def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
-    """The plan's next layer, else verification, else (simple route, or a route without
-    verification rounds) the answer; straight to the answer once the budget refused anything."""
+    """The plan's next layer, else verification (unless the evidence contract ended the loop),
+    else (simple route, or a route without verification rounds) the answer; straight to the
+    answer once the budget refused anything."""
     if (ran_out := state.first_refused) is not None:
         return [Enqueue(Task.SYNTHESIZE, (budget_stop(ran_out),))]
     if event.round == 0 and state.plan is not None:
@@ -60,15 +61,24 @@ def on_layer_done(state: JobState, event: LayerDone) -> list[Action]:
     route = state.route or RoutePath.FULL
     if route == RoutePath.SIMPLE or budget_for(route).max_verify_rounds == 0:
         return [Enqueue(Task.SYNTHESIZE, (SINGLE_SHOT,))]
-    if event.round == 0:
-        contract, keys = evidence_contract(state)
-        check = check_contract(contract, keys)
-        if check.met and (len(contract.requirements) == 1 or state.config.contract_stops_plans):
-            verdict = Verification(sufficient=True, confidence=1.0, reason=(
-                f"{check.reason}, no verifier call; contract: {contract.describe()}"))
-            return [RecordVerification(0, verdict, (), new_evidence(state, 0)),
-                    Enqueue(Task.SYNTHESIZE, (StopReason.SUFFICIENT.value,))]
+    if event.round == 0 and (met := stop_on_contract(state)):
+        return met
     return [Enqueue(Task.VERIFY, (event.round,))]
+
+
+def stop_on_contract(state: JobState) -> list[Action]:
+    """The answer, with the contract's check recorded as round 0's verification, when the plan's
+    searches met the evidence contract and that is enough (a plan of one sub-query, or every
+    plan with ``contract_stops_plans``); else nothing."""
+    contract, keys = evidence_contract(state)
+    check = check_contract(contract, keys)
+    if not check.met or (len(contract.requirements) > 1
+                         and not state.config.contract_stops_plans):
+        return []
+    verdict = Verification(sufficient=True, confidence=1.0, reason=(
+        f"{check.reason}, no verifier call; contract: {contract.describe()}"))
+    return [RecordVerification(0, verdict, (), new_evidence(state, 0)),
+            Enqueue(Task.SYNTHESIZE, (StopReason.SUFFICIENT.value,))]
 
 
 def evidence_contract(state: JobState) -> tuple[EvidenceContract, dict[str, KeyState]]:
