@@ -4,6 +4,7 @@ pipelines that replace their tasks, redelivered steps."""
 from __future__ import annotations
 
 import threading
+import time
 
 from celery.signals import task_postrun, task_prerun
 from sqlalchemy import select
@@ -56,7 +57,23 @@ def test_a_first_step_delivered_twice_at_once_ends_the_job_once_and_pays_nothing
     assert wait(queue, twice.batch_id, timeout_s=120, poll_s=0.05)["counts"]["completed"] == 1
     counts = ledger_counts(queue, twice.job_ids[0])
     assert counts["answers"] == 1 and counts["plans"] == 1 and counts["used_steps"] > 0
-    assert _used(counts) == paid(queue, twice.job_ids[0])
+    used, granted = _settled(queue, twice.job_ids[0])
+    assert used == granted
+
+
+def _settled(settings, job_id: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The budget's used counters and the granted charges once neither moves any more: the
+    duplicate's work under way when the job ended still records what it spent (the truth about
+    spend is kept after the end), so two reads taken while it settles may see one charge apart
+    (seen: 1,056 against 1,125 tokens). Two equal readings half a second apart, within 60 s."""
+    last = None
+    deadline = time.monotonic() + 60
+    while True:
+        reading = (_used(ledger_counts(settings, job_id)), paid(settings, job_id))
+        if reading == last or time.monotonic() > deadline:
+            return reading
+        last = reading
+        time.sleep(0.5)
 
 
 def test_every_step_of_an_ended_job_delivered_again_adds_no_ledger_rows(queue, tmp_path):
