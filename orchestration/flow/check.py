@@ -6,7 +6,8 @@ Sufficient, or not worth another search: the sub-query settles with the finding.
 Insufficient, a dependent sub-query first searches again with its dependency's next candidate
 (a wrong bridge is the usual reason a hop finds nothing), while attempts remain. Insufficient
 after a weak pass (no hits, a low top score, top hits too close to tell apart): it searches the
-verdict's rewrite, a phrasing from another angle, up to the route's attempts. A strong pass the
+verdict's rewrite, a phrasing from another angle, up to the route's attempts; a verifier's
+follow-up is searched once (the next verdict is its rewrite). A strong pass the
 check still calls insufficient is missing something a rewrite of the same need rarely finds;
 the verifier's follow-ups ask for what is missing instead.
 """
@@ -32,11 +33,15 @@ from ragq.orchestration.retrieval import weak_pass
 from ragq.orchestration.routing import RoutePath, budget_for
 from ragq.orchestration.text import normalize_query
 from ragq.schemas.flow import Evidence, SufficiencyVerdict
-from ragq.schemas.statuses import SubQueryStatus
+from ragq.schemas.statuses import SubQueryOrigin, SubQueryStatus
 from ragq.schemas.tasks import Task
 
 EXPAND = "expand:"
 USED_UP = "attempts used up"
+# A verifier's follow-up is already a query aimed at what is missing: one that finds nothing is
+# asked again, in other words, by the next verdict, not rewritten here. Measured: the same
+# all-gold and recall on every set, 3 model calls fewer per tau2 ticket (21.3 -> 18.3).
+FOLLOW_UP_ONCE = "no expansion: a follow-up is searched once (the next verdict asks again)"
 
 
 def next_candidate(state: JobState, sq: SubQueryState, attempt: int) -> tuple[str, str] | None:
@@ -110,6 +115,8 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
     assert isinstance(verdict, SufficiencyVerdict)
     att = _Attempt(state, event.call.context)
     expand = expansion(state, att.attempt, verdict.sufficient, att.latest)
+    if att.sq.origin == SubQueryOrigin.FOLLOW_UP and expand.startswith(EXPAND):
+        expand = FOLLOW_UP_ONCE
     reason = f"{verdict.reason}; {expand}" if expand else verdict.reason
     paid = settle(event, roles=verdict.roles)
     retry = None if verdict.sufficient or expand == USED_UP \

@@ -99,9 +99,9 @@ def test_without_runners_up_a_hop_that_found_nothing_rewrites_as_before():
     assert all("rewritten" in q for q in searched[1:])  # any further attempt: a check's rewrite
 
 
-def _verified(follow_ups: list[str]) -> tuple[MemoryJob, list[str]]:
+def _verified(follow_ups: list[str], *, rewrites: bool = False) -> tuple[MemoryJob, list[str]]:
     """One single-search job whose check and verifier are never satisfied, the verifier asking
-    ``follow_ups``."""
+    ``follow_ups``; with ``rewrites``, every check gives a rewrite and every pass is weak."""
     from ragq.schemas.flow import Verification
 
     world = seeded_world(7)
@@ -119,17 +119,32 @@ def _verified(follow_ups: list[str]) -> tuple[MemoryJob, list[str]]:
 
     def check(sub_query: str, evidence: Sequence[Evidence], **kw: object
               ) -> tuple[SufficiencyVerdict, Usage]:
-        # never sufficient (no met contract to end the loop) and no rewrite: the verifier asks
-        return SufficiencyVerdict(sufficient=False, score=0.9,
-                                  finding=Finding(text="Orion Labs")), Usage(model="m")
+        # never sufficient (no met contract to end the loop): the verifier asks
+        rewrite = Rewrite(text=f"{sub_query} again") if rewrites else None
+        return SufficiencyVerdict(sufficient=False, score=0.9, finding=Finding(text="Orion Labs"),
+                                  rewrite=rewrite), Usage(model="m")
 
     provider.plan, provider.verify = plan, verify  # type: ignore[method-assign]
     provider.check_sufficiency = check  # type: ignore[method-assign]
     ledger = MemoryLedger()
     job_id = ledger.add_job("Who makes the Orion lens?", collection=COLLECTION,
                             meta={"route": "full"})
-    InlineDispatcher(Runner(ledger, world, config())).run(job_id)
+    weak = config(expansion_min_top_score=1.0) if rewrites else config()  # no pass is strong
+    InlineDispatcher(Runner(ledger, world, weak)).run(job_id)
     return ledger.jobs[job_id], roles
+
+
+def test_a_planned_sub_query_is_rewritten_and_a_follow_up_is_searched_once():
+    job, _ = _verified(["Orion lens factory address"], rewrites=True)
+    planned = _searched(job, 0)
+    assert len(planned) == 3 and planned[1:] == [f"{planned[0]} again",
+                                                 f"{planned[1]} again"]  # the route's attempts
+    follow_ups = [sq for sq in job.sub_queries.values() if sq.round > 0]
+    assert follow_ups
+    for sq in follow_ups:
+        searched = [r for r in job.requests.values() if r.sub_query_id == sq.id]
+        assert len(searched) == 1  # the next verdict asks again, not a rewrite
+        assert "a follow-up is searched once" in job.checks[(sq.id, 0)].reason
 
 
 def test_a_follow_up_the_job_already_searched_starts_no_round():
