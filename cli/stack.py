@@ -79,14 +79,10 @@ def stack_status(settings: Settings, *, as_json: bool) -> None:
 def _tenants(settings: Settings) -> list[dict[str, Any]]:
     """Each tenant's share and open and waiting jobs; none when the ledger cannot be read
     (not created yet, or its server down): the stack's status still shows."""
-    from pathlib import Path
-
-    from sqlalchemy.engine import make_url
-
+    from ragq.ledger import ledger_exists
     from ragq.submission.tenants import tenant_views
 
-    url = make_url(settings.ledger_url)
-    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
+    if not ledger_exists(settings.ledger_url):
         return []  # no ledger yet: reading would create an empty one
     try:
         return tenant_views(settings)

@@ -9,7 +9,7 @@ tables themselves (``ragq.ledger.models``) are the ledger's own business.
 """
 
 from ragq.ledger.api_keys import create_api_key, find_api_key, list_api_keys, revoke_api_key
-from ragq.ledger.db import make_engine, normalize_url, read_scope, session_scope
+from ragq.ledger.db import ledger_exists, make_engine, normalize_url, read_scope, session_scope
 from ragq.ledger.documents import UpsertOutcome, current_versions, get_documents, upsert_document
 from ragq.ledger.errors import (
     LedgerConfigurationError,
@@ -97,6 +97,7 @@ __all__ = [
     "current_revision",
     "head_revision",
     "is_up_to_date",
+    "ledger_exists",
     "make_engine",
     "normalize_url",
     "read_scope",

@@ -64,6 +64,16 @@ def normalize_url(url: str | URL) -> URL:
     return parsed
 
 
+def ledger_exists(url: str | URL) -> bool:
+    """Whether the ledger at ``url`` is there to read. A SQLite file that does not exist yet is
+    not (connecting would create an empty one where a status was only asked for); a server's
+    database is taken to be there (connecting tells)."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() != "sqlite" or _is_memory(parsed):
+        return True
+    return Path(parsed.database or "").is_file()
+
+
 def _is_memory(url: URL) -> bool:
     return url.database in (None, "", ":memory:") or url.query.get("mode") == "memory"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from ragq import ledger
 
 PUBLIC = {
-    "current_revision", "head_revision", "is_up_to_date", "make_engine", "normalize_url",
-    "read_scope", "session_scope", "upgrade",
+    "current_revision", "head_revision", "is_up_to_date", "ledger_exists", "make_engine",
+    "normalize_url", "read_scope", "session_scope", "upgrade",
     "FlowLedger", "FlowWriter", "MemoryLedger", "SqlFlowLedger",
     "add_job", "batch_errors", "batch_jobs", "cancel_batch", "cancel_job", "create_batch",
     "get_batch", "get_job", "list_batches", "record_input_error", "start_batch",
@@ -47,3 +47,13 @@ def test_every_public_name_resolves() -> None:
 def test_every_error_is_a_ledger_error() -> None:
     errors = [getattr(ledger, n) for n in ledger.__all__ if n.endswith("Error")]
     assert all(issubclass(e, ledger.LedgerError) for e in errors)
+
+
+def test_a_sqlite_ledger_exists_only_once_its_file_does(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    assert not ledger.ledger_exists(url)
+    assert not (tmp_path / "ledger.db").exists()  # asking created nothing
+    ledger.upgrade(url)
+    assert ledger.ledger_exists(url)
+    assert ledger.ledger_exists("sqlite:///:memory:")
+    assert ledger.ledger_exists("postgresql://u@127.0.0.1:1/none")  # a server's: connecting tells
