@@ -8,10 +8,11 @@ against the stack or the bench driver. It is an asyncio server (uvicorn, a bare 
 request sleeps ``delay_ms`` on the event loop and thousands can sleep at once.
 
 - ``POST /v1/chat/completions`` answers a ragq role (the ``ragq role:`` line of its system
-  prompt) with the rule answers of ``tests/fakes/openai_chat.py``, two of them fixed so every job
-  has the same shape: the router calls every question procedural (the bounded path, which
-  plans) and the planner answers one sub-query, the question itself. The sufficiency rule finds
-  the evidence sufficient whenever chunks are shown. LlamaIndex's sub-question prompt gets one
+  prompt) with the rule answers of ``tests/fakes/openai_chat.py``, two of them fixed so every
+  planned job has the same shape: the router (asked only with ``RAGQ_ROUTER=model``; by default
+  ragq routes in process) calls every question procedural, and the planner answers one
+  sub-query, the question itself. The sufficiency rule finds the evidence sufficient whenever
+  chunks are shown. LlamaIndex's sub-question prompt gets one
   sub-question (the question, for the first tool listed); any other prompt (LlamaIndex's
   answer synthesis) gets a short text answer.
 - ``GET /stats``: ``{"peak_in_flight", "in_flight", "requests", "by_kind", "delay_ms"}``; the
