@@ -22,7 +22,7 @@ import qdrant_edge as qe
 from ragq.schemas.metadata import FieldType
 from ragq.vectorstore.edge_errors import translate_edge_errors
 from ragq.vectorstore.errors import CollectionLayoutError
-from ragq.vectorstore.filters import KEYWORD_FIELDS, FilterPlan, InRange
+from ragq.vectorstore.filters import KEYWORD_FIELDS, FilterPlan, FilterTypes, render_plan
 from ragq.vectorstore.fusion import VECTOR_NAMES
 from ragq.vectorstore.modes import TERMS
 
@@ -42,26 +42,15 @@ class EdgeCollection:
     write_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+EDGE_TYPES = FilterTypes(filter=qe.Filter, field_condition=qe.FieldCondition,
+                         match_any=qe.MatchAny, number_range=qe.RangeFloat,
+                         date_range=qe.RangeDateTime)
+
+
 def edge_filter(plan: FilterPlan) -> qe.Filter:
     """Render the shared filter semantics (:mod:`vectorstore.filters`) in qdrant-edge's types."""
-
-    def any_of(key: str, values: tuple[str, ...]) -> qe.FieldCondition:
-        return qe.FieldCondition(key=key, match=qe.MatchAny(any=list(values)))
-
-    def in_range(r: InRange) -> qe.FieldCondition:
-        bounds = {"gt": r.gt, "gte": r.gte, "lt": r.lt, "lte": r.lte}
-        if r.dates:
-            return qe.FieldCondition(key=r.key, range=qe.RangeDateTime(**{
-                k: str(v) for k, v in bounds.items() if v is not None}))
-        return qe.FieldCondition(key=r.key, range=qe.RangeFloat(**{
-            k: float(v) for k, v in bounds.items() if v is not None}))
-
-    return qe.Filter(
-        must=[*(any_of(c.key, c.values) for c in plan.must),
-              *(in_range(r) for r in plan.ranges)] or None,
-        must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
-    )
-
+    filter_: qe.Filter = render_plan(plan, EDGE_TYPES)
+    return filter_
 
 
 #: The engine's payload index for each declared field type.

@@ -7,7 +7,9 @@ the embedded engine and a Qdrant server can never disagree about who may see a c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ragq.schemas.metadata import FieldType, FilterOp, MetadataFilter
 from ragq.vectorstore.base import SearchFilter
@@ -128,4 +130,39 @@ def plan_stale(doc_id: str, keep_source_version: str) -> FilterPlan:
     return FilterPlan(
         must=(AnyOf(DOC_ID, (doc_id,)),),
         must_not=(AnyOf(SOURCE_VERSION, (keep_source_version,)),),
+    )
+
+
+@dataclass(frozen=True)
+class FilterTypes:
+    """One client library's filter constructors (qdrant-edge's, qdrant-client's): what
+    :func:`render_plan` builds a :class:`FilterPlan` from. Both libraries name the same parts
+    the same way, so one rendering serves both adapters and they cannot drift apart."""
+
+    filter: Callable[..., Any]
+    field_condition: Callable[..., Any]
+    match_any: Callable[..., Any]
+    number_range: Callable[..., Any]
+    date_range: Callable[..., Any]
+
+
+def render_plan(plan: FilterPlan, types: FilterTypes) -> Any:
+    """``plan`` in ``types``' library: every ``must`` and range condition, no ``must_not`` one
+    (an empty list of either is left out, as the libraries expect)."""
+
+    def any_of(condition: AnyOf) -> Any:
+        return types.field_condition(key=condition.key,
+                                     match=types.match_any(any=list(condition.values)))
+
+    def in_range(r: InRange) -> Any:
+        bounds = {"gt": r.gt, "gte": r.gte, "lt": r.lt, "lte": r.lte}
+        if r.dates:
+            return types.field_condition(key=r.key, range=types.date_range(**{
+                k: str(v) for k, v in bounds.items() if v is not None}))
+        return types.field_condition(key=r.key, range=types.number_range(**{
+            k: float(v) for k, v in bounds.items() if v is not None}))
+
+    return types.filter(
+        must=[*(any_of(c) for c in plan.must), *(in_range(r) for r in plan.ranges)] or None,
+        must_not=[any_of(c) for c in plan.must_not] or None,
     )

@@ -11,7 +11,7 @@ from qdrant_client import models
 
 from ragq.schemas.metadata import FieldType
 from ragq.schemas.search import SearchFusion, SearchMode, SearchRequest, SparseTerms
-from ragq.vectorstore.filters import FilterPlan, InRange
+from ragq.vectorstore.filters import FilterPlan, FilterTypes, render_plan
 from ragq.vectorstore.fusion import TEXT, TITLE, VECTOR_NAMES, ScoredPoint
 from ragq.vectorstore.modes import RRF_K, TERMS
 
@@ -21,26 +21,15 @@ def client_filter(plan: FilterPlan) -> models.Filter | None:
     return None if plan.is_empty else render_filter(plan)
 
 
+CLIENT_TYPES = FilterTypes(filter=models.Filter, field_condition=models.FieldCondition,
+                           match_any=models.MatchAny, number_range=models.Range,
+                           date_range=models.DatetimeRange)
+
+
 def render_filter(plan: FilterPlan) -> models.Filter:
     """Render ``plan`` (even an empty one) as a qdrant-client filter."""
-
-    def any_of(key: str, values: tuple[str, ...]) -> models.FieldCondition:
-        return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
-
-    def in_range(r: InRange) -> models.FieldCondition:
-        bounds = {"gt": r.gt, "gte": r.gte, "lt": r.lt, "lte": r.lte}
-        if r.dates:
-            return models.FieldCondition(key=r.key, range=models.DatetimeRange(**{
-                k: str(v) for k, v in bounds.items() if v is not None}))
-        return models.FieldCondition(key=r.key, range=models.Range(**{
-            k: float(v) for k, v in bounds.items() if v is not None}))
-
-    return models.Filter(
-        must=[*(any_of(c.key, c.values) for c in plan.must),
-              *(in_range(r) for r in plan.ranges)] or None,
-        must_not=[any_of(c.key, c.values) for c in plan.must_not] or None,
-    )
-
+    filter_: models.Filter = render_plan(plan, CLIENT_TYPES)
+    return filter_
 
 
 #: The server's payload index for each declared field type.
