@@ -114,9 +114,8 @@ def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:
     verdict = event.value
     assert isinstance(verdict, SufficiencyVerdict)
     att = _Attempt(state, event.call.context)
-    expand = expansion(state, att.attempt, verdict.sufficient, att.latest)
-    if att.sq.origin == SubQueryOrigin.FOLLOW_UP and expand.startswith(EXPAND):
-        expand = FOLLOW_UP_ONCE
+    expand = expansion(state, att.attempt, verdict.sufficient, att.latest,
+                       follow_up=att.sq.origin == SubQueryOrigin.FOLLOW_UP)
     reason = f"{verdict.reason}; {expand}" if expand else verdict.reason
     paid = settle(event, roles=verdict.roles)
     retry = None if verdict.sufficient or expand == USED_UP \
@@ -143,16 +142,21 @@ def on_refused(state: JobState, event: Refused) -> list[Action]:
     return att.settle(False, 0.0, f"budget: budget exhausted: {event.dimension.value}", None)
 
 
-def expansion(state: JobState, attempt: int, sufficient: bool, latest: list[Evidence]) -> str:
+def expansion(state: JobState, attempt: int, sufficient: bool, latest: list[Evidence], *,
+              follow_up: bool = False) -> str:
     """Whether to rewrite and search again, as a reason for the ledger: ``expand: <why the
-    pass was weak>``, or why not (empty when the check was satisfied)."""
+    pass was weak>``, or why not (empty when the check was satisfied; a verifier's
+    ``follow_up`` that would expand is searched once instead)."""
     if sufficient:
         return ""
     if attempt + 1 >= budget_for(state.route or RoutePath.FULL).max_retrieval_attempts:
         return USED_UP
     config = state.config
     if not config.adaptive_expansion:
-        return f"{EXPAND} adaptive expansion off"
-    weak = weak_pass([e.score for e in latest], min_top_score=config.expansion_min_top_score,
-                     min_margin=config.expansion_min_margin)
-    return f"{EXPAND} {weak}" if weak else "no expansion: the pass was strong"
+        why = "adaptive expansion off"
+    else:
+        why = weak_pass([e.score for e in latest], min_top_score=config.expansion_min_top_score,
+                        min_margin=config.expansion_min_margin)
+        if not why:
+            return "no expansion: the pass was strong"
+    return FOLLOW_UP_ONCE if follow_up else f"{EXPAND} {why}"
