@@ -136,6 +136,11 @@ class Settings(BaseSettings):
         False, description="A plan of several sub-queries whose evidence contract is met (each "
         "answered from a cited source) ends the loop without a verifier call, as a plan of one "
         "does; off, the verifier still reads it (fewer model calls on, lower recall measured).")
+    lean_checks: bool = Field(
+        True, description="A sufficiency check whose verdict cannot change what the job does "
+        "next (no search can follow it, no dependent waits for its finding, no contract can "
+        "stop on it: a plan's last rewrite, a verifier's follow-up) is decided by the local "
+        "rules, recorded with no model call; off, every check asks the provider.")
     reranker: RoleMode = Field(
         RoleMode.LOCAL, description="local: the pooled evidence is re-scored in process "
         "(retrieval score, similarity to the question, the ask's words), no model call; model: "

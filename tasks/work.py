@@ -152,9 +152,12 @@ def call_role(action: CallRole, state: JobState, ledger: FlowLedger,
     return RoleAnswered(action, value, usage, provider.name)
 
 
-LOCAL_ROLES: dict[type, Callable[[Any], BaseModel]] = {
-    RouteRequest: lambda r: local.route(r.question),
-    RerankRequest: lambda r: local.rerank(r.question, r.candidates, r.asks),
+LOCAL_ROLES: dict[type, Callable[[Any, Adapters], BaseModel]] = {
+    RouteRequest: lambda r, _: local.route(r.question),
+    RerankRequest: lambda r, _: local.rerank(r.question, r.candidates, r.asks),
+    CheckRequest: lambda r, adapters: local.check(r.sub_query, r.evidence, adapters.embedder,
+                                                  found=r.found, attempt=r.attempt,
+                                                  previous=r.previous),
 }
 
 
@@ -162,7 +165,8 @@ def decide_locally(action: DecideLocally, state: JobState, ledger: FlowLedger,
                    adapters: Adapters) -> Event:
     """The role's answer from its in-process rules: no usage, so no model call is recorded."""
     call = action.call
-    return RoleAnswered(call, LOCAL_ROLES[type(call.request)](call.request), None, "local")
+    return RoleAnswered(call, LOCAL_ROLES[type(call.request)](call.request, adapters), None,
+                        "local")
 
 
 def answer_extractively(action: AnswerExtractively, state: JobState, ledger: FlowLedger,

@@ -190,7 +190,7 @@ def build_flow_config(settings: Settings, count_tokens: Callable[[str], int]) ->
         embedding_per_mtok_usd=Decimal(str(prices.embedding_per_mtok)),
         question_scores=settings.provider is ProviderKind.OFFLINE  # its verifier reads them
         or settings.reranker is RoleMode.LOCAL,  # and the local reranker
-        contract_stops_plans=settings.contract_stops_plans,
+        contract_stops_plans=settings.contract_stops_plans, lean_checks=settings.lean_checks,
         local_roles=frozenset(role for role, mode in (("router", settings.router),
                                                       ("reranker", settings.reranker))
                               if mode is RoleMode.LOCAL),

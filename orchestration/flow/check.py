@@ -105,7 +105,31 @@ def on_check_due(state: JobState, event: CheckDue) -> list[Action]:
     tried = tuple(r.query for r in state.requests if r.sub_query_id == att.sq.id)
     reserve = estimate_tokens(" ".join([query, *(e.text for e in found or att.latest)]))
     request = CheckRequest(query, tuple(att.latest), found, att.attempt + 1, tried)
-    return ask("sufficiency", f"check:{att.key}", reserve, request, att.context)
+    local = state.config.lean_checks and not verdict_can_steer(state, att)
+    return ask("sufficiency", f"check:{att.key}", reserve, request, att.context, local=local)
+
+
+def verdict_can_steer(state: JobState, att: _Attempt) -> bool:
+    """Whether the verdict of this attempt's check can change what the job does next, so the
+    model is asked; when it cannot, the local rules check it (a check still recorded, with
+    its finding, and no model call: C7 and C25).
+
+    A verdict steers when it may lead to another search (attempts remain, and a rewrite of a
+    weak pass or the dependency's next candidate would be searched), when a dependent
+    sub-query waits for its finding, when it may stop the job on the evidence contract, or
+    when it is a plan's first word on one of its keys (what the verifier is told is missing).
+    A hop of a chain is always the model's: its finding is what the chain found. Left to the
+    local rules: the last rewrite of a plan's independent sub-query already found
+    insufficient, and a verifier's follow-up, which is searched once and read again by the
+    next verifier."""
+    sq = att.sq
+    if sq.depends_on or any(sq.index in s.depends_on for s in state.round_sub_queries(sq.round)):
+        return True
+    if sq.round == 0 and (att.attempt == 0 or state.config.contract_stops_plans
+                          or len(state.planned_keys) <= 1):
+        return True
+    return expansion(state, att.attempt, False, att.latest,
+                     follow_up=sq.origin == SubQueryOrigin.FOLLOW_UP).startswith(EXPAND)
 
 
 def on_sufficiency(state: JobState, event: RoleAnswered) -> list[Action]:

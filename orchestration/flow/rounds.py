@@ -33,7 +33,6 @@ from ragq.orchestration.flow.actions import (
 )
 from ragq.orchestration.flow.calls import ask, settle
 from ragq.orchestration.flow.events import LayerDone, RoleAnswered, VerifyDue
-from ragq.orchestration.flow.start import WHOLE_QUESTION
 from ragq.orchestration.flow.state import JobState
 from ragq.orchestration.plan import ValidatedPlan, layers
 from ragq.orchestration.routing import RoutePath, budget_for
@@ -85,11 +84,9 @@ def evidence_contract(state: JobState) -> tuple[EvidenceContract, dict[str, KeyS
     """The job's contract, one key per sub-query its plans hold (the whole-question and
     whole-ticket searches are insurance, not requirements), and what the ledger holds for
     each: its check and its evidence."""
-    planned = [s for s in state.round_sub_queries(0)
-               if not s.is_ticket_window and s.reason != WHOLE_QUESTION]
     keys = {f"{s.index}: {s.final_text or s.text}": KeyState(
         s.status == SubQueryStatus.SUFFICIENT, tuple(state.evidence_of(sub_query_id=s.id)))
-        for s in planned}
+        for s in state.planned_keys}
     return EvidenceContract(tuple(Requirement(key) for key in keys)), keys
 
 

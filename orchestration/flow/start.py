@@ -54,7 +54,7 @@ from ragq.orchestration.flow.events import (
     Refused,
     RoleAnswered,
 )
-from ragq.orchestration.flow.state import AskState, JobState
+from ragq.orchestration.flow.state import WHOLE_QUESTION, AskState, JobState
 from ragq.orchestration.plan import PLACEHOLDER, ValidatedPlan, layers, validate_plan
 from ragq.orchestration.routing import ROUTE_ORDER, RoutePath, budget_for, path_for
 from ragq.orchestration.text import CONTEXT_MAX_CHARS, bounded_ask
@@ -71,7 +71,6 @@ from ragq.schemas.flow import (
 from ragq.schemas.statuses import BudgetDimension, JobStatus
 from ragq.schemas.tasks import Task
 
-WHOLE_QUESTION = "the whole question, searched beside its parts"
 # A text of one line, one question and no more than a long sentence is a question, not a ticket.
 TICKET_MIN_CHARS = 300
 

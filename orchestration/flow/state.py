@@ -28,6 +28,9 @@ from ragq.schemas.statuses import (
 )
 from ragq.schemas.ticket import BudgetProfiles
 
+#: The reason of an ask's search of its own whole text, beside its plan's parts.
+WHOLE_QUESTION = "the whole question, searched beside its parts"
+
 Amount = int | Decimal
 
 
@@ -59,6 +62,7 @@ class FlowConfig:
     question_scores: bool = True
     local_roles: frozenset[str] = frozenset({"router", "reranker"})
     contract_stops_plans: bool = False  # a met contract of several sub-queries ends the loop
+    lean_checks: bool = True  # a check that cannot steer the job is decided locally
     review: ReviewPolicy = field(default_factory=ReviewPolicy)
     search: SearchRequest = field(default_factory=SearchRequest)  # mode and fusion; no terms
     count_tokens: Callable[[str], int] = field(default=estimate_tokens, compare=False)
@@ -121,6 +125,12 @@ class SubQueryState:
     def is_ticket_window(self) -> bool:
         """A search of a window of the whole ticket: the floor, not an ask's own search."""
         return self.reason == TICKET_WINDOW
+
+    @property
+    def is_insurance(self) -> bool:
+        """A search of a whole ask beside its parts, or of a window of the ticket: no part of
+        what the plan requires (no key of its evidence contract)."""
+        return self.is_ticket_window or self.reason == WHOLE_QUESTION
 
     @property
     def searched_text(self) -> str:
@@ -243,6 +253,12 @@ class JobState:
     def context_items(self) -> int:
         """The most chunks the answer's context holds: a share's worth per share."""
         return self.config.context_max_chunks * self.context_shares
+
+    @property
+    def planned_keys(self) -> list[SubQueryState]:
+        """The round-0 sub-queries the plans require, one key each of the evidence contract
+        (the searches of whole asks and ticket windows are insurance, not requirements)."""
+        return [s for s in self.round_sub_queries(0) if not s.is_insurance]
 
     @property
     def asked(self) -> str:

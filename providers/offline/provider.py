@@ -59,6 +59,19 @@ def _texts(evidence: Sequence[Evidence]) -> list[str]:
     return [e.text for e in evidence]
 
 
+def merged_check(sub_query: str, evidence: Sequence[Evidence], similarity: Similarity, *,
+                 found: Sequence[Evidence] = (), attempt: int = 0,
+                 previous: Sequence[str] = ()) -> SufficiencyVerdict:
+    """The offline check's verdict with its finding and, when not sufficient, its rewrite:
+    what the offline provider answers, and what the flow's local checks decide."""
+    read = tuple(found) or tuple(evidence)
+    verdict = sufficiency.check(sub_query, evidence, similarity)
+    rewrite = None if verdict.sufficient else rewriter.rewrite(
+        sub_query, read, attempt=attempt, previous=tuple(previous) or (sub_query,))
+    return verdict.model_copy(update={"finding": finder.find(sub_query, read),
+                                      "rewrite": rewrite})
+
+
 class OfflineProvider:
     """Heuristic routing and planning, embedding/lexical checks, extractive synthesis.
 
@@ -98,15 +111,9 @@ class OfflineProvider:
         """The check of the latest pass (``evidence``), the finding of everything ``found``
         and, when not sufficient, the rewrite for ``attempt``: one call, as a model's."""
         read = tuple(found) or tuple(evidence)
-
-        def merged() -> SufficiencyVerdict:
-            verdict = sufficiency.check(sub_query, evidence, self._similarity)
-            rewrite = None if verdict.sufficient else rewriter.rewrite(
-                sub_query, read, attempt=attempt, previous=tuple(previous) or (sub_query,))
-            return verdict.model_copy(update={"finding": finder.find(sub_query, read),
-                                              "rewrite": rewrite})
-
-        return _metered(merged, [sub_query, *_texts(read), *previous],
+        return _metered(lambda: merged_check(sub_query, evidence, self._similarity, found=found,
+                                             attempt=attempt, previous=previous),
+                        [sub_query, *_texts(read), *previous],
                         lambda v: " ".join([v.reason, v.finding.text if v.finding else "",
                                             v.rewrite.text if v.rewrite else ""]))
 
