@@ -108,6 +108,24 @@ def source_show(settings: Settings, name: str, *, as_json: bool) -> None:
                                           name=name)
     except NotFoundError as exc:
         fail(str(exc))
+    _show_source(detail, as_json=as_json)
+
+
+def source_confirm(settings: Settings, name: str, fields: list[str], *, as_json: bool) -> None:
+    """Confirm a source's inferred fields, then show it."""
+    from ragq import submission
+    from ragq.errors import InputError, NotFoundError
+    from ragq.submission.source_schemas import confirm_source_fields
+
+    try:
+        detail = confirm_source_fields(settings, caller=submission.caller_of(settings),
+                                       name=name, fields=fields)
+    except (NotFoundError, InputError) as exc:
+        fail(str(exc))
+    _show_source(detail, as_json=as_json)
+
+
+def _show_source(detail: dict[str, Any], *, as_json: bool) -> None:
     if as_json:
         emit_json(detail)
         return
@@ -117,9 +135,11 @@ def source_show(settings: Settings, name: str, *, as_json: bool) -> None:
     if not fields:
         console.print("no metadata schema: searches of this source are not filtered on metadata")
         return
-    table = Table("field", "type", "description", "values")
+    table = Table("field", "type", "filtered on", "description", "values")
     for f in fields:
         values = ", ".join(f.get("values") or [])
-        table.add_row(f["name"], f["type"], f.get("description") or "–",
+        table.add_row(f["name"], f["type"],
+                      "no: inferred, `ragq sources confirm`" if f.get("inferred") else "yes",
+                      f.get("description") or "–",
                       (values[:100] + "…") if len(values) > 100 else values or "–")
     console.print(table)

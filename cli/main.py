@@ -129,6 +129,18 @@ def sources_show(
     documents.source_show(_settings(), name, as_json=as_json)
 
 
+@sources_app.command("confirm")
+def sources_confirm(
+    name: Annotated[str, typer.Argument(help="The source (collection) name.")],
+    fields: Annotated[list[str] | None, typer.Argument(
+        help="The inferred fields to confirm (default: every field).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Confirm metadata fields inferred at ingest: from the next search on, a sub-query's
+    constraints may filter on them (an inferred field is never filtered on)."""
+    documents.source_confirm(_settings(), name, fields or [], as_json=as_json)
+
+
 @sources_app.command("list")
 def sources_list(as_json: JsonFlag = False) -> None:
     """The tenant's sources: name, documents, past hits (chunks that reached an answer) and

@@ -116,14 +116,14 @@ def _year_bound(year: str, op: FilterOp) -> str:
 
 
 def read_constraints(text: str, schema: MetadataSchema) -> list[dict[str, Any]]:
-    """The filters ``text`` implies under ``schema``, as proposals for :func:`validate_filters`:
-    a declared enum or keyword value named in the text (several of one field: ``in``), a
-    comparison word before a number near a number field's name, or before a date near a date
-    field's name (the only date field needs no name)."""
+    """The filters ``text`` implies under ``schema``'s declared (not inferred) fields, as
+    proposals for :func:`validate_filters`: a declared enum or keyword value named in the text
+    (several of one field: ``in``), a comparison word before a number near a number field's
+    name, or before a date near a date field's name (the only date field needs no name)."""
     phrase = _phrase(text)
-    dates = [f for f in schema.fields if f.type is FieldType.DATE]
+    dates = [f for f in schema.fields if f.type is FieldType.DATE and not f.inferred]
     proposed: list[dict[str, Any]] = []
-    for field in schema.fields:
+    for field in (f for f in schema.fields if not f.inferred):
         if field.type in (FieldType.ENUM, FieldType.KEYWORD):
             proposed += _value_filters(field, phrase, text)
         else:
@@ -137,6 +137,9 @@ def _problem(flt: MetadataFilter, field: MetadataField | None, schema: MetadataS
     if field is None:
         declared = ", ".join(f.name for f in schema.fields) or "none"
         return f"unknown field {flt.field!r}; declared: {declared}"
+    if field.inferred:
+        return (f"field {flt.field!r} was inferred from the documents and is not confirmed "
+                "(`ragq sources confirm SOURCE`)")
     values = flt.value if isinstance(flt.value, list) else [flt.value]
     if (flt.op is FilterOp.IN) != isinstance(flt.value, list) or not values:
         takes = "a non-empty list" if flt.op is FilterOp.IN else "one value"

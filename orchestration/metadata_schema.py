@@ -1,16 +1,18 @@
 """A source's metadata schema: inferred from its documents, confirmed or overridden by the user,
 and the payload each chunk stores for it (issue 37).
 
-Inference only proposes; the user's file (``ragq ingest --metadata-schema FILE``) has the last
-word, and a schema stored by an earlier ingest is kept over a new guess, so a confirmed field
-never changes type because one more file was ingested.
+Inference only proposes: an inferred field is shown (``ragq sources show``) and never filtered
+on until the user confirms it (``ragq sources confirm``, or ``confirm`` in the schema file) or
+declares it. The user's file (``ragq ingest --metadata-schema FILE``) has the last word, and a
+schema stored by an earlier ingest is kept over a new guess, so a confirmed field never changes
+type because one more file was ingested.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -96,7 +98,7 @@ def infer_schema(metadata: Iterable[Mapping[str, Any]]) -> MetadataSchema:
             kept = tuple(sorted({str(v) for v in values}))
         elif kind is FieldType.KEYWORD:
             kept = tuple(v for v, _ in Counter(map(str, values)).most_common(KEYWORD_MAX_VALUES))
-        fields.append(MetadataField(name=key, type=kind, values=kept))
+        fields.append(MetadataField(name=key, type=kind, values=kept, inferred=True))
     return MetadataSchema(fields=tuple(fields))
 
 
@@ -114,10 +116,11 @@ def apply_override(schema: MetadataSchema, override: Mapping[str, Any]) -> Metad
     """``schema`` with the user's file applied: its ``fields`` replace (or add) the fields of
     the same name, its ``drop`` names are removed. Raises :class:`SchemaFileError` naming what
     is wrong (unknown keys, a bad field, a dropped field that was never declared)."""
-    unknown = sorted(set(override) - {"fields", "drop"})
+    unknown = sorted(set(override) - {"fields", "drop", "confirm"})
     if unknown:
         raise SchemaFileError(f"unknown key(s) {unknown} in the metadata schema file; valid: "
-                              "'fields' (a list of {name, type, description, values}), 'drop'")
+                              "'fields' (a list of {name, type, description, values}), "
+                              "'confirm' (inferred fields to filter on as they are), 'drop'")
     try:
         given = MetadataSchema(fields=override.get("fields") or ())
     except ValidationError as exc:
@@ -134,7 +137,29 @@ def apply_override(schema: MetadataSchema, override: Mapping[str, Any]) -> Metad
     replaced = {f.name: f for f in given.fields}
     fields = [replaced.pop(f.name, f) for f in schema.fields]
     fields += replaced.values()
-    return MetadataSchema(fields=tuple(f for f in fields if f.name not in set(drop)))
+    kept = MetadataSchema(fields=tuple(f for f in fields if f.name not in set(drop)))
+    confirm = override.get("confirm") or []
+    if not isinstance(confirm, list) or not all(isinstance(c, str) for c in confirm):
+        raise SchemaFileError("'confirm' must be a list of field names")
+    try:
+        return confirm_fields(kept, confirm)
+    except KeyError as exc:
+        raise SchemaFileError(str(exc.args[0])) from exc
+
+
+def confirm_fields(schema: MetadataSchema, names: Sequence[str]) -> MetadataSchema:
+    """``schema`` with the inferred fields ``names`` (every field when empty) confirmed: from
+    now on a sub-query's constraints may filter on them. Raises KeyError naming a field the
+    schema does not declare."""
+    declared = {f.name for f in schema.fields}
+    missing = sorted(set(names) - declared)
+    if missing:
+        raise KeyError(f"cannot confirm {missing}: no such field; declared: "
+                       f"{sorted(declared) or 'none'}")
+    chosen = set(names) or declared
+    return MetadataSchema(fields=tuple(
+        f.model_copy(update={"inferred": False}) if f.name in chosen else f
+        for f in schema.fields))
 
 
 def payload_meta(metadata: Mapping[str, Any], schema: MetadataSchema) -> dict[str, Any]:

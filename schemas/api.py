@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.text import reject_bad_input
 from ragq.schemas.ticket import (
     ACL_DESCRIPTION,
@@ -42,6 +43,8 @@ JOB_LEDGER_PATH = JOB_PATH + "/ledger"
 REVIEWS_PATH = "/v1/review"
 REVIEW_PATH = REVIEWS_PATH + "/{job_id}"
 SOURCES_PATH = "/v1/sources"
+SOURCE_PATH = SOURCES_PATH + "/{name}"
+SOURCE_CONFIRM_PATH = SOURCE_PATH + "/confirm"
 TENANTS_PATH = "/v1/tenants"
 TENANT_PATH = TENANTS_PATH + "/{tenant}"
 HEALTH_PATH = "/healthz"
@@ -95,6 +98,21 @@ class SourceOut(BaseModel):
 class SourceList(BaseModel):
     object: str = "list"
     data: list[SourceOut]
+
+
+class SourceDetailOut(SourceOut):
+    """A source with its metadata schema: the fields a sub-query's constraints may filter on
+    (an ``inferred`` field is shown and not filtered on until it is confirmed)."""
+
+    metadata_schema: MetadataSchema
+
+
+class ConfirmFieldsIn(BaseModel):
+    """The inferred fields to confirm; empty or absent: every field of the source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fields: list[str] = Field(default_factory=list, max_length=200)
 
 
 class TenantOut(BaseModel):

@@ -67,3 +67,30 @@ def test_ledger_job_shows_each_filter_and_why(job_id: str) -> None:
     assert table.exit_code == 0, table.output
     assert "metadata filters" in table.stdout
     assert "valid under the schema" in table.stdout
+
+
+INFERRED = MetadataSchema(fields=(
+    MetadataField(name="region", type=FieldType.ENUM, values=("EU", "US"), inferred=True),
+    MetadataField(name="tier", type=FieldType.KEYWORD, values=("gold",), inferred=True)))
+
+
+def test_sources_confirm_turns_an_inferred_field_into_one_filtered_on(job_id: str) -> None:
+    url = f"sqlite:///{Path(os.environ['RAGQ_HOME']) / 'ledger.db'}"
+    with session_scope(make_engine(url)) as session:
+        register_source(session, tenant="local", name="guessed",
+                        metadata_schema=INFERRED.model_dump(mode="json"))
+    table = runner.invoke(app, ["sources", "show", "guessed"])
+    assert table.stdout.count("no: inferred") == 2
+    confirmed = runner.invoke(app, ["sources", "confirm", "guessed", "region", "--json"])
+    assert confirmed.exit_code == 0, confirmed.output
+    fields = {f["name"]: f for f in json.loads(confirmed.stdout)["metadata_schema"]["fields"]}
+    assert not fields["region"]["inferred"] and fields["tier"]["inferred"]
+    shown = json.loads(runner.invoke(app, ["sources", "show", "guessed", "--json"]).stdout)
+    assert [f["inferred"] for f in shown["metadata_schema"]["fields"]] == [False, True]  # kept
+    wrong = runner.invoke(app, ["sources", "confirm", "guessed", "colour"])
+    assert wrong.exit_code != 0 and "cannot confirm ['colour']" in wrong.output
+    assert "'region'" in wrong.output  # what may be confirmed
+    none = runner.invoke(app, ["sources", "confirm", "plain"])
+    assert none.exit_code != 0 and "no metadata field to confirm" in none.output
+    every = json.loads(runner.invoke(app, ["sources", "confirm", "guessed", "--json"]).stdout)
+    assert not any(f["inferred"] for f in every["metadata_schema"]["fields"])

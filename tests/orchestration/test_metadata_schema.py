@@ -128,3 +128,37 @@ def test_the_content_hash_changes_with_metadata_and_not_for_documents_without() 
                                                         metadata={}))
     assert content_hash(Document(id="d", title="T", text="x", metadata={"plan": "Pro"})) != \
         content_hash(Document(id="d", title="T", text="x", metadata={"plan": "Free"}))
+
+
+def test_an_inferred_field_is_never_filtered_on_until_confirmed():
+    from ragq.orchestration.metadata_filters import read_constraints, validate_filters
+    from ragq.orchestration.metadata_schema import confirm_fields
+
+    inferred = infer_schema([{"region": "EU"}, {"region": "US"}, {"region": "EU"},
+                             {"region": "US"}])
+    assert inferred.field("region") is not None and inferred.field("region").inferred
+    query = "the refund policy for EU customers"
+    assert read_constraints(query, inferred) == []  # the rules propose nothing on a guess
+    kept, decisions = validate_filters([{"field": "region", "op": "eq", "value": "EU"}],
+                                       inferred, by="planner")
+    assert kept == () and "not confirmed" in decisions[0].reason  # a model's proposal: dropped
+    confirmed = confirm_fields(inferred, ["region"])
+    assert not confirmed.field("region").inferred
+    kept, _ = validate_filters(read_constraints(query, confirmed), confirmed)
+    assert [(f.field, f.value) for f in kept] == [("region", "EU")]
+    with pytest.raises(KeyError, match="cannot confirm"):
+        confirm_fields(inferred, ["colour"])
+
+
+def test_a_schema_file_declares_or_confirms_fields():
+    inferred = infer_schema(DOCS)
+    names = [f.name for f in inferred.fields]
+    confirmed = apply_override(inferred, {"confirm": names[:1]})
+    assert not confirmed.field(names[0]).inferred
+    assert all(f.inferred for f in confirmed.fields[1:])
+    declared = apply_override(inferred, {"fields": [{"name": "shelf", "type": "keyword"}]})
+    assert not declared.field("shelf").inferred  # the user's own field is theirs as written
+    with pytest.raises(SchemaFileError, match="cannot confirm"):
+        apply_override(inferred, {"confirm": ["nowhere"]})
+    with pytest.raises(SchemaFileError, match="'confirm' must be a list"):
+        apply_override(inferred, {"confirm": "all"})

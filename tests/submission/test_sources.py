@@ -113,6 +113,39 @@ def test_get_sources_lists_the_callers_tenants_sources(settings):
         assert client.get("/v1/sources").status_code == 401
 
 
+def test_get_source_shows_its_schema_and_post_confirm_confirms_inferred_fields(settings):
+    from ragq.schemas.metadata import FieldType, MetadataField, MetadataSchema
+
+    guessed = MetadataSchema(fields=(
+        MetadataField(name="region", type=FieldType.ENUM, values=("EU", "US"), inferred=True),
+        MetadataField(name="plan", type=FieldType.KEYWORD, inferred=True)))
+    with session_scope(resources_for(settings).engine) as session:
+        register_source(session, tenant=settings.tenant, name=BILLING,
+                        metadata_schema=guessed.model_dump(mode="json"))
+        _, key = create_api_key(session, tenant=settings.tenant, acl=["public"])
+        _, other = create_api_key(session, tenant="someone-else", acl=["public"])
+    auth, theirs = ({"Authorization": f"Bearer {k}"} for k in (key, other))
+    with TestClient(create_api(settings)) as client:
+        shown = client.get(f"/v1/sources/{BILLING}", headers=auth)
+        assert shown.status_code == 200, shown.text
+        assert MetadataSchema.model_validate(shown.json()["metadata_schema"]) == guessed
+        assert shown.json()["description"] == "Plans, invoices and refunds."
+        path = f"/v1/sources/{BILLING}/confirm"
+        confirmed = client.post(path, headers=auth, json={"fields": ["region"]})
+        assert confirmed.status_code == 200, confirmed.text
+        fields = confirmed.json()["metadata_schema"]["fields"]
+        assert [(f["name"], f["inferred"]) for f in fields] == [("region", False),
+                                                                 ("plan", True)]
+        wrong = client.post(path, headers=auth, json={"fields": ["colour"]})
+        assert wrong.status_code == 422 and "cannot confirm ['colour']" in wrong.text
+        # another tenant's key sees no such source, and changes nothing
+        assert client.get(f"/v1/sources/{BILLING}", headers=theirs).status_code == 404
+        assert client.post(path, headers=theirs, json={}).status_code == 404
+        assert client.post(path, json={}).status_code == 401
+        every = client.post(path, headers=auth, json={}).json()["metadata_schema"]["fields"]
+        assert not any(f["inferred"] for f in every)
+
+
 def test_the_http_api_takes_a_batchs_sources_as_json_or_as_an_upload_field(settings):
     with session_scope(resources_for(settings).engine) as session:
         _, key = create_api_key(session, tenant=settings.tenant, acl=["public"])
