@@ -93,13 +93,14 @@ def batch(batch_id: Annotated[str, typer.Argument(help="Batch id.")], as_json: J
 
 
 def _columns(table: Table, names: list[str], *, text: frozenset[str] = frozenset(),
-             wrap: str = "") -> Table:
+             wrap: str | frozenset[str] = "") -> Table:
     """Text columns (the first, and ``text``) left-aligned, numbers right-aligned; only the
-    ``wrap`` column may fold, every other cell is shown whole."""
-    left = {names[0], wrap, *text}
+    ``wrap`` column(s) may fold, every other cell is shown whole."""
+    folds = {wrap} if isinstance(wrap, str) else set(wrap)
+    left = {names[0], *folds, *text}
     for name in names:
         table.add_column(name, justify="left" if name in left else "right",
-                         no_wrap=name != wrap, overflow="fold")
+                         no_wrap=name not in folds, overflow="fold")
     return table
 
 
@@ -133,7 +134,8 @@ def _filters_table(report: JobLedger) -> Table:
     fallback to the unfiltered search when the filtered one was weak."""
     out = _columns(Table(title="metadata filters"), ["sub-query", "query", "filter", "kept",
                                                      "why"],
-                   text=frozenset({"query", "filter", "kept", "why"}), wrap="why")
+                   text=frozenset({"query", "filter", "kept", "why"}),
+                   wrap=frozenset({"query", "filter", "why"}))  # long texts, side by side
     for e in report.metadata_filters:
         where = "—" if e.round is None else f"{e.round}.{e.index}"
         for d in e.decisions:

@@ -238,15 +238,28 @@ def fallback_reason(scores: Sequence[float], *, min_top_score: float) -> str | N
     return None if weak is None else f"filtered search weak ({weak}): searched unfiltered"
 
 
-def request_filters(query: str, sources: Sequence[str], schemas: Mapping[str, MetadataSchema]
+def request_filters(query: str, sources: Sequence[str], schemas: Mapping[str, MetadataSchema],
+                    planned: Sequence[Mapping[str, Any]] = ()
                     ) -> tuple[tuple[MetadataFilter, ...], tuple[FilterDecision, ...]]:
     """The filters one search of ``query`` in ``sources`` carries, and the decision on each
-    constraint read from it: none unless it searches one source that declares a schema (a
-    filter means something only under the schema it was read with)."""
-    if len(sources) != 1 or sources[0] not in schemas:
-        return (), ()
-    schema = schemas[sources[0]]
-    return validate_filters(read_constraints(query, schema), schema)
+    proposal: the ``planned`` ones (a model planner's, for this sub-query) and the constraints
+    the rules read from the query. None is kept unless the search is of one source that
+    declares a schema (a filter means something only under the schema it was read with); a
+    planner's proposal is then recorded as dropped, with that reason."""
+    schema = schemas.get(sources[0]) if len(sources) == 1 else None
+    if schema is None:
+        return (), validate_filters(planned, None, by="planner")[1]
+    kept, decisions = validate_filters(planned, schema, by="planner")
+    read, read_decisions = validate_filters(read_constraints(query, schema), schema)
+    merged = list(kept)
+    for flt, decision in zip(read, (d for d in read_decisions if d.kept), strict=True):
+        if flt in merged:
+            read_decisions = tuple(
+                d.model_copy(update={"kept": False, "reason": "same as the planner's filter"})
+                if d is decision else d for d in read_decisions)
+        else:
+            merged.append(flt)
+    return tuple(merged), decisions + read_decisions
 
 
 def filter_record(filters: Sequence[MetadataFilter], decisions: Sequence[FilterDecision],

@@ -108,7 +108,8 @@ def _admit(state: _Repair, old: int, sub: PlannedSubQuery, all_subs: list[Planne
         state.notes.append(f"{label} duplicates sub-query {state.seen[key]}: merged into it")
         return
     new = len(state.kept)
-    state.kept.append(PlannedSubQuery(text=text, depends_on=sorted(set(deps)), reason=sub.reason))
+    state.kept.append(PlannedSubQuery(text=text, depends_on=sorted(set(deps)), reason=sub.reason,
+                                      filters=sub.filters))
     state.new_index[old] = new
     state.seen[key] = new
 

@@ -24,6 +24,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
+from ragq.schemas.metadata import MetadataField
 
 
 class ModelProvider(Protocol):
@@ -44,10 +45,12 @@ class ModelProvider(Protocol):
         """Which of ``sources`` (collections with descriptions and past hits) the sub-query
         ``query`` should search, best first, with a score per source and why."""
 
-    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
-             ) -> tuple[Plan, Usage]:
+    def plan(self, question: str, *, max_sub_queries: int, context: str = "",
+             fields: Sequence[MetadataField] = ()) -> tuple[Plan, Usage]:
         """Decompose the question into sub-queries with dependencies; ``context`` is what the
-        ticket says about its sender and setup (to read the question by, never to search)."""
+        ticket says about its sender and setup (to read the question by, never to search);
+        ``fields``: the searched source's declared metadata fields, on which a sub-query may
+        carry filters (validated at each search; never trusted as given)."""
 
     def check_sufficiency(
         self, sub_query: str, evidence: Sequence[Evidence], *,

@@ -4,6 +4,7 @@ the evidence they read."""
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -113,6 +114,9 @@ class PlannedSubQuery(_Contract):
     text: str
     depends_on: list[int] = Field(default_factory=list)
     reason: str = ""
+    #: Metadata filters a model planner proposed for it ({field, op, value}), as proposed:
+    #: validated against the searched source's schema at each search, like the rules'.
+    filters: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class Plan(_Contract):

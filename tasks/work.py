@@ -123,7 +123,7 @@ ROLE_CALLS: dict[type, RoleCall] = {
     RouteRequest: lambda p, r: p.route(r.question),
     SourceRouteRequest: lambda p, r: p.route_sources(r.query, r.sources),
     PlanRequest: lambda p, r: p.plan(r.question, max_sub_queries=r.max_sub_queries,
-                                     context=r.context),
+                                     context=r.context, fields=r.fields),
     CheckRequest: lambda p, r: p.check_sufficiency(r.sub_query, r.evidence, found=r.found,
                                                    attempt=r.attempt, previous=r.previous),
     VerifyRequest: lambda p, r: p.verify(r.question, r.evidence, findings=r.findings,

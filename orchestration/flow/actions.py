@@ -29,7 +29,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
-from ragq.schemas.metadata import MetadataFilter
+from ragq.schemas.metadata import MetadataField, MetadataFilter
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin, SubQueryStatus
 from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Budget
@@ -309,9 +309,13 @@ class SourceRouteRequest(RoleRequest):
 
 @dataclass(frozen=True)
 class PlanRequest(RoleRequest):
+    """``fields``: the declared metadata fields of the one source the job searches (none when
+    it searches several, or its source declares none), which a sub-query may filter on."""
+
     question: str
     max_sub_queries: int
     context: str = ""
+    fields: tuple[MetadataField, ...] = ()
 
 
 @dataclass(frozen=True)

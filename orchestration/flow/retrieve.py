@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any
 
 from ragq.orchestration.cache_check import shared_hits, usable
 from ragq.orchestration.context import estimate_tokens
@@ -73,6 +74,15 @@ def summary(sq: SubQueryState, sufficient: bool | None, *, finding: str | None =
                   "finding": finding, "skipped": skipped})
 
 
+def planned_filters(state: JobState, sq: SubQueryState) -> list[dict[str, Any]]:
+    """The filters the job's plan gave sub-query ``sq`` (a model planner's proposals, checked
+    at each search); none for a verifier's follow-up or a search beside the plan."""
+    plan = state.plan
+    if sq.round != 0 or plan is None or sq.index >= len(plan.sub_queries):
+        return []
+    return plan.sub_queries[sq.index].filters
+
+
 class _Request:
     """One attempt of one sub-query, resolved: what it searches (which query, in which
     collections), how wide, under which key."""
@@ -89,7 +99,8 @@ class _Request:
                          context_chunks=config.context_max_chunks)
         # A window of the whole ticket is the plain-search floor (C24): never filtered.
         self.filters, self.decisions = ((), ()) if self.sq.is_ticket_window else \
-            request_filters(self.query, self.sources, state.schemas)
+            request_filters(self.query, self.sources, state.schemas,
+                            planned_filters(state, self.sq))
         self.key = retrieval_key(self.query, collection=",".join(self.sources), acl=state.acl,
                                  top_k=self.top_k, mode=config.search.label,
                                  filters=filters_label(self.filters))

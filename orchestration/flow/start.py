@@ -68,6 +68,7 @@ from ragq.schemas.flow import (
     Strategy,
     TicketReading,
 )
+from ragq.schemas.metadata import MetadataField
 from ragq.schemas.statuses import BudgetDimension, JobStatus
 from ragq.schemas.tasks import Task
 
@@ -214,9 +215,18 @@ def on_plan_looked_up(state: JobState, event: PlanLookedUp) -> list[Action]:
         paid = Charge(f"{key}:pre", {BudgetDimension.STEPS: 1}, step="planner")
         recorded = RecordAskPlan(event.ask, plan.as_plan(), _repairs(plan), True)
         return [*head, paid, recorded, *_plan_next(state, {event.ask: (plan, True)})]
-    request = PlanRequest(target.text, limit, state.ticket_context)
+    request = PlanRequest(target.text, limit, state.ticket_context, filterable_fields(state))
     return [*head, *ask("planner", key, estimate_tokens(target.text), request,
                         {"ask": event.ask})]
+
+
+def filterable_fields(state: JobState) -> tuple[MetadataField, ...]:
+    """The fields a planner may attach filters on: the declared (not inferred) metadata
+    fields of the one source the job searches; none over several sources, where a filter
+    would mean something in one schema only."""
+    sources = state.searchable
+    schema = state.schemas.get(sources[0]) if len(sources) == 1 else None
+    return tuple(f for f in schema.fields if not f.inferred) if schema else ()
 
 
 def on_planner(state: JobState, event: RoleAnswered) -> list[Action]:
@@ -297,8 +307,8 @@ def _shifted(sq: PlannedSubQuery, offset: int) -> PlannedSubQuery:
     if not offset:
         return sq
     text = PLACEHOLDER.sub(lambda m: f"{{{int(m.group(1)) + offset}}}", sq.text)
-    return PlannedSubQuery(text=text, depends_on=[d + offset for d in sq.depends_on],
-                           reason=sq.reason)
+    return sq.model_copy(update={"text": text,
+                                 "depends_on": [d + offset for d in sq.depends_on]})
 
 
 def _repairs(plan: ValidatedPlan) -> str | None:

@@ -41,6 +41,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
+from ragq.schemas.metadata import MetadataField
 
 MODEL = "offline"
 T = TypeVar("T")
@@ -99,9 +100,10 @@ class OfflineProvider:
         return _metered(lambda: choose_sources(query, sources),
                         [query, *(s.description for s in sources)], lambda c: c.reason)
 
-    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
-             ) -> tuple[Plan, Usage]:
-        # The heuristic planner reads the question's form; a ticket's context adds no form.
+    def plan(self, question: str, *, max_sub_queries: int, context: str = "",
+             fields: Sequence[MetadataField] = ()) -> tuple[Plan, Usage]:
+        # The heuristic planner reads the question's form; a ticket's context adds no form,
+        # and the rules read a sub-query's constraints at each search, whatever the planner.
         return _metered(lambda: planner.plan(question, max_sub_queries=max_sub_queries),
                         [question], lambda p: " ".join(s.text for s in p.sub_queries))
 

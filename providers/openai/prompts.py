@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragq.schemas.flow import Evidence, ModelRole, SourceProfile
+from ragq.schemas.metadata import MetadataField
 
 Messages = list[dict[str, str]]
 
@@ -131,10 +132,39 @@ def route_sources(query: str, sources: Sequence[SourceProfile]) -> Messages:
     return messages(ModelRole.SOURCE_ROUTER, f"Query: {query}\n\nSources:\n{listed}")
 
 
-def plan(question: str, max_sub_queries: int, context: str = "") -> Messages:
+def plan(question: str, max_sub_queries: int, context: str = "",
+         fields: Sequence[MetadataField] = ()) -> Messages:
     sender = f"\n\nThe sender's context (not to search): {context}" if context else ""
-    return messages(ModelRole.PLANNER, f"Question: {question}{sender}",
+    chat = messages(ModelRole.PLANNER, f"Question: {question}{sender}{_fields_block(fields)}",
                     max_sub_queries=max_sub_queries)
+    if fields:
+        chat[0]["content"] += f"\n{PLAN_FILTERS}"
+    return chat
+
+
+#: What a planner told the source's metadata fields may do with them.
+PLAN_FILTERS = (
+    "The documents carry the metadata fields listed with the question. When a sub-query "
+    "names a constraint one of them expresses (a product, plan, region, type, a date or number "
+    "bound), give it in that sub-query's `filters`: `field` one of the listed names, `op` one "
+    "of eq, in, lt, lte, gt, gte, `values` the value(s) as strings (one for every op but "
+    "in; for an enum field only its listed values). No constraint stated: no filter. A filter "
+    "hides every page outside it, so never guess one.")
+
+#: The most values of one field a planner is shown.
+FIELD_VALUES_SHOWN = 40
+
+
+def _fields_block(fields: Sequence[MetadataField]) -> str:
+    if not fields:
+        return ""
+    lines = []
+    for f in fields:
+        values = ", ".join(f.values[:FIELD_VALUES_SHOWN]) if f.values else ""
+        more = " ..." if len(f.values) > FIELD_VALUES_SHOWN else ""
+        lines.append(f"- {f.name} ({f.type.value}){': ' + f.description if f.description else ''}"
+                     f"{'; values: ' + values + more if values else ''}")
+    return "\n\nMetadata fields:\n" + "\n".join(lines)
 
 
 def sufficiency(sub_query: str, evidence: Sequence[Evidence],

@@ -35,6 +35,7 @@ from ragq.schemas.flow import (
     Usage,
     Verification,
 )
+from ragq.schemas.metadata import MetadataField
 
 NAME = "openai"
 
@@ -84,12 +85,12 @@ class OpenAIProvider:
             ModelRole.SOURCE_ROUTER, prompts.route_sources(query, sources),
             wire.SourceChoiceWire, lambda w: wire.to_source_choice(w, offered), fallback))
 
-    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
-             ) -> tuple[Plan, Usage]:
+    def plan(self, question: str, *, max_sub_queries: int, context: str = "",
+             fields: Sequence[MetadataField] = ()) -> tuple[Plan, Usage]:
         """Sub-queries with dependencies; falls back to one sub-query, the question itself."""
         return self.caller.run(RoleCall(
-            ModelRole.PLANNER, prompts.plan(question, max_sub_queries, context), wire.PlanWire,
-            wire.to_plan,
+            ModelRole.PLANNER, prompts.plan(question, max_sub_queries, context, fields),
+            wire.plan_wire(tuple(f.name for f in fields)), wire.to_plan,
             lambda why: Plan(sub_queries=[PlannedSubQuery(text=question)],
                              reason=_fallback_note(why))))
 

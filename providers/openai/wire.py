@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
 
 from ragq.orchestration.conflicts import about_one_subject
 from ragq.schemas.flow import (
@@ -38,6 +38,7 @@ from ragq.schemas.flow import (
     TicketReading,
     Verification,
 )
+from ragq.schemas.metadata import FilterOp
 
 
 class _Wire(BaseModel):
@@ -82,6 +83,40 @@ class PlanWire(_Wire):
     sub_queries: list[SubQueryWire]
     strategy: Strategy
     reason: str
+
+
+class FilterWire(_Wire):
+    """A metadata filter a planner proposes; ``field`` is narrowed to the source's declared
+    names by :func:`plan_wire`."""
+
+    field: str
+    op: FilterOp
+    values: list[str]
+
+
+class FilteredSubQueryWire(SubQueryWire):
+    filters: list[FilterWire]
+
+
+class FilteredPlanWire(_Wire):
+    sub_queries: list[FilteredSubQueryWire]
+    strategy: Strategy
+    reason: str
+
+
+@functools.cache
+def plan_wire(fields: tuple[str, ...]) -> type[PlanWire] | type[FilteredPlanWire]:
+    """The planner's answer: a plain plan, or, when the searched source declares metadata
+    fields, a plan whose sub-queries may carry filters whose ``field`` the strict schema
+    restricts to those names (a model cannot name a field the source does not have)."""
+    if not fields:
+        return PlanWire
+    named = create_model("NamedFilterWire", __base__=FilterWire,
+                         field=(Literal[fields], ...))  # type: ignore[valid-type]
+    sub = create_model("NamedSubQueryWire", __base__=FilteredSubQueryWire,
+                       filters=(list[named], ...))  # type: ignore[valid-type]
+    return create_model("NamedPlanWire", __base__=FilteredPlanWire,
+                        sub_queries=(list[sub], ...))  # type: ignore[valid-type]
 
 
 class CheckFindingWire(_Wire):
@@ -214,13 +249,22 @@ def to_source_choice(w: SourceChoiceWire, offered: Sequence[str]) -> SourceChoic
                         reason=w.reason)
 
 
-def to_plan(w: PlanWire) -> Plan:
-    """The plan as proposed; ``orchestration.plan.validate_plan`` repairs its graph later."""
-    subs = [PlannedSubQuery(text=s.text.strip(), depends_on=s.depends_on, reason=s.reason)
+def to_plan(w: PlanWire | FilteredPlanWire) -> Plan:
+    """The plan as proposed; ``orchestration.plan.validate_plan`` repairs its graph later, and
+    each search validates a sub-query's filters against the source's schema."""
+    subs = [PlannedSubQuery(text=s.text.strip(), depends_on=s.depends_on, reason=s.reason,
+                            filters=[_filter(f) for f in getattr(s, "filters", ())])
             for s in w.sub_queries if s.text.strip()]
     if not subs:
         raise ValueError("the plan has no sub-query: give at least one non-empty sub_queries item")
     return Plan(sub_queries=subs, strategy=w.strategy, reason=w.reason)
+
+
+def _filter(w: FilterWire) -> dict[str, Any]:
+    """A proposed filter in the contract's shape: a list for ``in``, one value otherwise."""
+    values = list(w.values)
+    return {"field": w.field, "op": w.op.value,
+            "value": values if w.op is FilterOp.IN else (values[0] if values else "")}
 
 
 def to_sufficiency(w: SufficiencyWire, evidence: Sequence[Evidence],

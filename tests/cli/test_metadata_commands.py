@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragq.cli.main import app
+from ragq.cli.output import console
 from ragq.ledger import make_engine, register_source, session_scope, upgrade
 from ragq.ledger.jobs import add_job
 from ragq.ledger.sql_flow import SqlFlowLedger
@@ -31,6 +32,9 @@ def job_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A finished job of the local tenant over a source with a schema."""
     for key in [k for k in os.environ if k.startswith("RAGQ_")]:
         monkeypatch.delenv(key)
+    # The tables' content is checked, not their folding: the console was sized when the CLI
+    # was first imported (80 columns under xdist), so COLUMNS above comes too late for it.
+    monkeypatch.setattr(console, "width", 240)
     monkeypatch.setenv("RAGQ_HOME", str(tmp_path / "home"))
     url = f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"
     upgrade(url)

@@ -95,8 +95,8 @@ class SeededProvider:
         return SourceChoice(sources=chosen, scores={n: self.rng.random() for n in names},
                             reason="seeded"), usage
 
-    def plan(self, question: str, *, max_sub_queries: int, context: str = ""
-             ) -> tuple[Plan, Usage]:
+    def plan(self, question: str, *, max_sub_queries: int, context: str = "",
+             fields: Sequence[Any] = ()) -> tuple[Plan, Usage]:
         usage = self._usage("planner")
         subs = []
         for i in range(self.rng.randint(0, 7)):

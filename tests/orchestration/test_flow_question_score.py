@@ -18,7 +18,8 @@ FIRST = "What is the refund limit of the annual plan?"
 SECOND = "Does a refund limit hold for every webhook plan?"
 
 
-def _same_plan(question: str, *, max_sub_queries: int, context: str = "") -> tuple[Plan, Usage]:
+def _same_plan(question: str, *, max_sub_queries: int, context: str = "",
+               **kw: object) -> tuple[Plan, Usage]:
     return Plan(sub_queries=[PlannedSubQuery(text=SUB_QUERY)]), Usage(model="m")
 
 

@@ -363,7 +363,8 @@ def test_the_table_covers_every_ticket_field_and_every_path(client):
     assert commands - NOT_TICKET_COMMANDS == {"submit", "ask", "eval"}
 
 
-NOT_TICKET_ROUTES = {"/v1/batches/{batch_id}/cancel", "/v1/review/{job_id}"}
+NOT_TICKET_ROUTES = {"/v1/batches/{batch_id}/cancel", "/v1/review/{job_id}",
+                     "/v1/sources/{name}/confirm"}
 NOT_TICKET_COMMANDS = {"up", "down", "status", "ingest", "search", "results", "errors", "cancel",
                        "serve", "sweeper"}
 
