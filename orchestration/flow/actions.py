@@ -31,7 +31,6 @@ from ragq.schemas.flow import (
 )
 from ragq.schemas.metadata import MetadataFilter
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin, SubQueryStatus
-from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Budget
 
 Amounts = Mapping[BudgetDimension, int | Decimal]
@@ -468,7 +467,7 @@ class DropCachedEvidence(Action):
 class Enqueue(Action):
     """Send a job-level step (``args`` follow the job id)."""
 
-    task: Task
+    task: str  # a name of the Task table
     args: tuple[Any, ...] = ()
 
 
@@ -486,7 +485,7 @@ class EnqueueLayer(Action):
 class Continue(Action):
     """Hand the rest of this sub-query's pipeline to ``task`` (the chord waits for it)."""
 
-    task: Task
+    task: str  # a name of the Task table
     args: tuple[Any, ...]
 
 
