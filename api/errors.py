@@ -10,7 +10,7 @@ that says no more than that, logged with its traceback.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -52,7 +52,8 @@ HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "n
               405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type"}
 
 
-def error_body(code: str, message: str, status: int, *, headers: dict[str, str] | None = None,
+def error_body(code: str, message: str, status: int, *,
+               headers: Mapping[str, str] | None = None,
                **extra: Any) -> JSONResponse:
     """The one error shape: ``{"error": {"code", "message", **extra}}``."""
     body = {"code": code, "message": message, **{k: v for k, v in extra.items() if v is not None}}

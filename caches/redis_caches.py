@@ -40,7 +40,7 @@ class _JsonStore:
         if raw is None:
             return None
         try:
-            return model.model_validate_json(raw)  # type: ignore[arg-type]
+            return model.model_validate_json(raw)
         except ValidationError as exc:
             log.warning("%s cache entry %s unreadable, dropped: %s", self.guard.name, name,
                         exc.errors()[0].get("msg", exc))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.table import Table
 
@@ -71,8 +71,8 @@ def search(settings: Settings, query: str, *, collection: str, top_k: int,
     if not query.strip() or input_problem(query):
         fail("the query must be non-blank, valid Unicode text")
 
-    hits: list[dict[str, Any]] = call(settings, SEARCH, collection, query, top_k, acl, mode,  # type: ignore[assignment]
-                                      fusion)
+    hits = cast(list[dict[str, Any]],  # the search task's JSON
+                call(settings, SEARCH, collection, query, top_k, acl, mode, fusion))
     if as_json:
         emit_json(hits)
         return

@@ -70,6 +70,6 @@ class App(typer.Typer):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cls=Group, **kwargs)
 
-    def command(self, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
         kwargs.setdefault("cls", Command)
         return super().command(*args, **kwargs)

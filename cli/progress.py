@@ -20,7 +20,14 @@ from datetime import timedelta
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 LINES_PER_STAGE = 20
 """Off a terminal, about this many lines per stage unless ``every`` is given."""
@@ -64,7 +71,7 @@ class StageProgress:
         self.bars = console.is_terminal and not disable
         self._stages: dict[str, _Stage] = {}
         self._progress: Progress | None = None
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
 
     def update(self, stage: str, done: int, total: int) -> None:
         if self.disable:

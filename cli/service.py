@@ -4,7 +4,7 @@ commands."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -71,7 +71,7 @@ def list_keys(settings: Settings, *, tenant: str | None, as_json: bool) -> None:
     from ragq.workers.resources import resources_for
 
     with session_scope(resources_for(settings).engine, readonly=True) as session:
-        rows = [{"id": r.id, "tenant": r.tenant, "acl": list(r.acl),
+        rows: list[dict[str, Any]] = [{"id": r.id, "tenant": r.tenant, "acl": list(r.acl),
                  "created_at": r.created_at.isoformat(),
                  "revoked_at": r.revoked_at.isoformat() if r.revoked_at else None}
                 for r in list_api_keys(session, tenant=tenant)]

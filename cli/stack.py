@@ -49,7 +49,7 @@ def stack_status(settings: Settings, *, as_json: bool) -> None:
     state = load_state(settings)
     broker = effective_broker_url(settings)
     workers = ping_workers(settings, timeout_s=1.0) if broker else []
-    report = {
+    report: dict[str, Any] = {
         "home": str(settings.home.resolve()),
         "broker_url": broker,
         "ledger_url": settings.ledger_url,

@@ -8,7 +8,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ragq.errors import TicketRefusedError
 from ragq.evaluation.metrics import question_row, summarize
@@ -73,11 +73,12 @@ def _baseline_part(settings: Settings, collection: str, part: list[EvalQuestion]
                    ) -> dict[str, tuple[list[str], float]]:
     began = time.perf_counter()
     widest = max(k[q.custom_id] for q in part)
-    hits = call(settings, SEARCH_BATCH, collection, [q.question for q in part], widest,
-                list(acl), timeout_s=600)
+    hits = cast(list[list[dict[str, Any]]],  # the batch search's JSON: hits per question
+                call(settings, SEARCH_BATCH, collection, [q.question for q in part], widest,
+                     list(acl), timeout_s=600))
     per_question_ms = (time.perf_counter() - began) * 1000 / len(part)
     out: dict[str, tuple[list[str], float]] = {}
-    for question, found in zip(part, hits, strict=True):  # type: ignore[call-overload]
+    for question, found in zip(part, hits, strict=True):
         top = found[: k[question.custom_id]]
         out[question.custom_id] = (list(dict.fromkeys(h["doc_id"] for h in top)),
                                    per_question_ms)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import chord
+from celery.result import AsyncResult
 
 from ragq.errors import InputError, StackError
 from ragq.ingestion.sources import BadLine, read_documents
@@ -198,22 +199,22 @@ def ingest_path(
     return report
 
 
-def _follow(result: object, batches: list[list[Document]], on_progress: Progress | None,
+def _follow(result: AsyncResult, batches: list[list[Document]], on_progress: Progress | None,
             timeout_s: float) -> dict[str, int]:
     """Poll the chord's header for progress, then return the body's totals."""
     total = sum(len(b) for b in batches)
-    group = result.parent  # type: ignore[attr-defined]
+    group = result.parent
     deadline = time.monotonic() + timeout_s
-    while not result.ready():  # type: ignore[attr-defined]
+    while not result.ready():
         if time.monotonic() > deadline:
             raise StackError(f"ingest did not finish within {timeout_s:.0f}s; are workers up?")
         if on_progress is not None and group is not None:
             done = sum(len(b) for b, r in zip(batches, group.results, strict=True) if r.ready())
             on_progress(done, total)
         time.sleep(0.25)
-    if result.failed():  # type: ignore[attr-defined]
-        raise StackError(f"ingest failed: {result.result!r}")  # type: ignore[attr-defined]
-    counts: dict[str, int] = result.result  # type: ignore[attr-defined]
+    if result.failed():
+        raise StackError(f"ingest failed: {result.result!r}")
+    counts: dict[str, int] = result.result
     if on_progress is not None:
         on_progress(total, total)
     return counts

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import rows_changed
 from ragq.ledger.models import ApiKeyRow, utcnow
 
 __all__ = ["create_api_key", "find_api_key", "hash_key", "list_api_keys", "revoke_api_key"]
@@ -39,9 +40,8 @@ def find_api_key(session: Session, *, key: str) -> ApiKeyRow | None:
 
 def revoke_api_key(session: Session, *, key_id: str) -> bool:
     """Revoke a key by its id; True when it was live."""
-    return bool(session.execute(update(ApiKeyRow).where(
-        ApiKeyRow.id == key_id, ApiKeyRow.revoked_at.is_(None)).values(revoked_at=utcnow())
-    ).rowcount)
+    return bool(rows_changed(session.execute(update(ApiKeyRow).where(
+        ApiKeyRow.id == key_id, ApiKeyRow.revoked_at.is_(None)).values(revoked_at=utcnow()))))
 
 
 def list_api_keys(session: Session, *, tenant: str | None = None) -> list[ApiKeyRow]:

@@ -17,8 +17,8 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
-    CursorResult,
     Update,
     bindparam,
     func,
@@ -186,8 +186,8 @@ class MultiCharge:
         return self.refused is None
 
 
-_KEY_PATTERN = bindparam("pattern")
-_JOB_ID = bindparam("job_id")
+_KEY_PATTERN: BindParameter[str] = bindparam("pattern")
+_JOB_ID: BindParameter[str] = bindparam("job_id")
 _EARLIER = select(_CHARGES.c.dimension, _CHARGES.c.outcome).where(
     _CHARGES.c.job_id == _JOB_ID, _CHARGES.c.idempotency_key.like(_KEY_PATTERN, escape="\\"))
 _DEADLINE = select(_BUDGETS.c.deadline_at).where(_BUDGETS.c.job_id == _JOB_ID)
@@ -236,7 +236,7 @@ def charge_many(
     session: Session,
     *,
     job_id: str,
-    amounts: Mapping[BudgetDimension | str, Amount],
+    amounts: Mapping[BudgetDimension, Amount] | Mapping[str, Amount],
     idempotency_key: str,
     step: str | None = None,
     attempt: int = 0,
@@ -276,7 +276,7 @@ def _pay(session: Session, job_id: str, values: Mapping[BudgetDimension, Amount]
          now: datetime) -> BudgetDimension | None:
     if not values:
         return None
-    paid: CursorResult[Any] = session.connection().execute(  # type: ignore[assignment]
+    paid = session.connection().execute(
         _pay_statement(tuple(values), force),
         {"b_job_id": job_id, "now": now, **{f"amount_{d.value}": a for d, a in values.items()}})
     if paid.rowcount == 1:

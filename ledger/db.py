@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.engine import URL, Connection, CursorResult, Result, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
 
@@ -162,8 +162,10 @@ def _on_sqlite_begin(connection: Connection) -> None:
     if connection.get_execution_options().get(_READONLY_OPTION, False):
         connection.exec_driver_sql("BEGIN DEFERRED")
         return
-    turn: _TurnTaking = connection.connection.dbapi_connection  # type: ignore[assignment]
-    turn.take_turn()  # every connection of a SQLite engine is made by its _TurnTaking factory
+    turn = connection.connection.dbapi_connection
+    if not isinstance(turn, _TurnTaking):  # every connection of a SQLite engine is made by
+        raise LedgerError("a SQLite connection not made by the ledger's engine")  # its factory
+    turn.take_turn()
     try:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
     except BaseException:
@@ -181,6 +183,9 @@ def _refuse_inherited(
     # A connection opened before a fork (Celery prefork) must never be used by the child: two
     # processes on one socket corrupt the protocol. The pool replaces it with a fresh one.
     if record.info.get("pid") != os.getpid():
+        # SQLAlchemy's own recipe for pools across os.fork() ("Using Connection Pools with
+        # Multiprocessing"); its stubs declare these interfaces with empty __slots__, while the
+        # pool's concrete record and proxy take the assignment.
         record.dbapi_connection = proxy.dbapi_connection = None  # type: ignore[misc]
         raise sa_exc.DisconnectionError("connection was opened by another process")
 
@@ -343,3 +348,12 @@ def _quiet_rollback(session: Session) -> None:
         session.rollback()
     except sa_exc.SQLAlchemyError:
         session.invalidate()
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE run through ``Session.execute`` changed. The session
+    types every result as a plain ``Result``, yet a DML statement's is a ``CursorResult``, the
+    one kind that carries ``rowcount``: checked here at run time instead of ignored per call."""
+    if not isinstance(result, CursorResult):
+        raise TypeError(f"{type(result).__name__} of a statement that returns rows has no rowcount")
+    return result.rowcount

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.engine import Connection, Row
 
 from ragq.ledger.errors import LedgerNotFoundError
@@ -46,7 +46,7 @@ from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Stra
 from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
 
-_JOB_ID = bindparam("job_id")
+_JOB_ID: BindParameter[str] = bindparam("job_id")
 _JOBS, _BATCHES, _PLANS = table_of(JobRow), table_of(BatchRow), table_of(PlanRow)
 _BUDGETS, _CHARGES = table_of(JobBudgetRow), table_of(BudgetChargeRow)
 _ASKS, _SUB_QUERIES = table_of(AskRow), table_of(SubQueryRow)
@@ -165,16 +165,19 @@ def _budget_of(row: Row[Any]) -> BudgetState:
     )
 
 
+# A Row is a tuple, so ``row.index`` is tuple's method to a type checker: the column named
+# ``index`` is read through the row's mapping.
 def _asks(conn: Connection, bound: dict[str, Any]) -> tuple[AskState, ...]:
     return tuple(AskState(
-        index=r.index, text=r.text, route=r.route,
+        index=r._mapping["index"], text=r.text, route=r.route,
         question_class=QuestionClass(r.question_class) if r.question_class else None,
         route_reason=r.route_reason or "", plan=Plan.model_validate(r.plan) if r.plan else None,
         plan_cache_hit=r.cache_hit) for r in conn.execute(_ASK_ROWS, bound))
 
 
 def _sub_queries(conn: Connection, bound: dict[str, Any]) -> tuple[SubQueryState, ...]:
-    return tuple(SubQueryState(id=r.id, round=r.round, index=r.index, text=r.original_text,
+    return tuple(SubQueryState(id=r.id, round=r.round, index=r._mapping["index"],
+                               text=r.original_text,
                                depends_on=tuple(r.depends_on or ()), final_text=r.final_text,
                                status=r.status, finding=r.finding,
                                alternatives=tuple(r.finding_alternatives or ()), origin=r.origin,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
-from sqlalchemy import CursorResult, literal, update
+from sqlalchemy import literal, update
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import rows_changed
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import IngestRunRow, IngestStatus, table_of, utcnow
 from ragq.ledger.models.base import MONEY_QUANTUM
@@ -66,10 +66,10 @@ def add_ingest_counts(
               for name, delta in deltas.items() if delta}
     if not values:
         values = {_RUNS.c.id: _RUNS.c.id}  # still check that the run exists
-    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+    result = session.execute(
         update(_RUNS).where(_RUNS.c.id == run_id).values(values)
     )
-    if result.rowcount == 0:
+    if rows_changed(result) == 0:
         raise LedgerNotFoundError(f"no ingest run {run_id}", table="ingest_runs", key=run_id)
 
 
@@ -88,12 +88,12 @@ def finish_ingest_run(
     """
     if IngestStatus(status) is IngestStatus.RUNNING:
         raise ValueError("finish_ingest_run needs a final status: completed, failed or cancelled")
-    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+    result = session.execute(
         update(_RUNS)
         .where(_RUNS.c.id == run_id, _RUNS.c.status == IngestStatus.RUNNING)
         .values(status=status, error=error, finished_at=utcnow())
     )
-    if result.rowcount == 1:
+    if rows_changed(result) == 1:
         return True
     if session.get(IngestRunRow, run_id) is None:
         raise LedgerNotFoundError(f"no ingest run {run_id}", table="ingest_runs", key=run_id)
@@ -108,9 +108,9 @@ def get_ingest_run(session: Session, *, run_id: str) -> IngestRunRow | None:
 def close_stale_ingest_runs(session: Session, *, started_before: datetime, reason: str) -> int:
     """Mark every run still ``running`` that started before ``started_before`` as failed with
     ``reason`` (no front door follows it any more: its process died); returns how many."""
-    result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+    result = session.execute(
         update(_RUNS)
         .where(_RUNS.c.status == IngestStatus.RUNNING, _RUNS.c.created_at < started_before)
         .values(status=IngestStatus.FAILED, error=reason, finished_at=utcnow())
     )
-    return int(result.rowcount or 0)
+    return rows_changed(result)

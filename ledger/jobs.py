@@ -151,7 +151,7 @@ def set_job_status(session: Session, *, job_id: str, status: JobStatus) -> bool:
     cancelled), which tells the caller to stop."""
     result = session.connection().execute(
         _SET_STATUS, {"b_job_id": job_id, "status": status, "now": utcnow()})
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(result.rowcount)
 
 
 def finish_job(
@@ -166,7 +166,7 @@ def finish_job(
     done = session.connection().execute(_FINISH, {
         "b_job_id": job_id, "status": status, "result": result, "stop_reason": stop_reason,
         "error": error, "exhausted_dimension": exhausted_dimension, "finished_at": utcnow(),
-    }).rowcount  # type: ignore[attr-defined]
+    }).rowcount
     if not done:
         return False
     job = session.get(JobRow, job_id, populate_existing=True)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, bindparam, func, select
+from sqlalchemy import BindParameter, Row, bindparam, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -42,7 +42,7 @@ UNFINISHED = (SubQueryStatus.SKIPPED, SubQueryStatus.PENDING)
 # Every job's ending reads these inside its write transaction, which holds SQLite's one write
 # lock: prebuilt Core statements bound by job id, run on the session's connection, with no ORM
 # row built (the ORM's look-ups were two thirds of the ending's time under that lock).
-_JOB_ID = bindparam("job_id")
+_JOB_ID: BindParameter[str] = bindparam("job_id")
 _JOBS, _EVIDENCE, _ANSWERS = table_of(JobRow), table_of(EvidenceItemRow), table_of(AnswerRow)
 _CITATIONS, _ASKS = table_of(CitationRow), table_of(AskRow)
 _SUB_QUERIES, _CALLS = table_of(SubQueryRow), table_of(ModelCallRow)
@@ -106,8 +106,8 @@ def _answer(conn: Connection, bound: dict[str, Any]) -> AnswerView | None:
                       list(row.asks or []))
 
 
-def _usage(conn: Connection, job: Row[Any], bound: dict[str, Any], context_tokens: int,
-           context_chunks: int) -> ResultUsage:
+def _usage(conn: Connection, job: Row[*tuple[Any, ...]], bound: dict[str, Any],
+           context_tokens: int, context_chunks: int) -> ResultUsage:
     calls = conn.execute(_CALL_TOTALS, bound).one()
     # A search of several sources is one call per source, as the budget charged it.
     searched = conn.execute(_SEARCHED, bound).all()

@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ragq.errors import NotAwaitingReviewError
+from ragq.ledger.db import rows_changed
 from ragq.ledger.errors import LedgerNotFoundError
 from ragq.ledger.models import BatchRow, JobRow, ReviewRow, utcnow
 from ragq.ledger.results import review_summary
@@ -78,9 +79,8 @@ def resolve_review(session: Session, *, job_id: str, resolution: Resolution) -> 
               else JobStatus.REJECTED)
     now = utcnow()
     _lock_batch(session, job.batch_id)
-    moved = session.execute(update(JobRow).where(
-        JobRow.id == job_id, JobRow.status == JobStatus.NEEDS_REVIEW).values(status=status)
-    ).rowcount
+    moved = rows_changed(session.execute(update(JobRow).where(
+        JobRow.id == job_id, JobRow.status == JobStatus.NEEDS_REVIEW).values(status=status)))
     review = session.get(ReviewRow, job_id)
     if not moved or review is None:
         current = session.scalar(select(JobRow.status).where(JobRow.id == job_id))

@@ -36,6 +36,7 @@ from ragq.ledger.models import (
     table_of,
     utcnow,
 )
+from ragq.ledger.models.base import ID_FACTORY
 from ragq.orchestration.flow import NewSubQuery
 from ragq.schemas.cache import CachedHit
 
@@ -71,7 +72,7 @@ COST_QUANTUM = Decimal("0.00000001")  # the ledger's money precision (8 decimals
 
 
 @cache
-def _lookup(table: Table, keys: tuple[tuple[str, bool], ...]) -> Select[tuple[str]]:
+def _lookup(table: Table, keys: tuple[tuple[str, bool], ...]) -> Select[str]:
     """The id of the row whose key columns are the bound ``k_<name>`` (or NULL where the key
     is None), built once per table and key shape."""
     query = select(table.c.id)
@@ -97,7 +98,7 @@ def insert_once(session: Session, model: type[Base], key: dict[str, Any],
     found = session.connection().execute(lookup, bound).scalar()
     if found is not None:
         return found, False
-    row_id = table.c.id.default.arg(None)  # type: ignore[union-attr]  # the id_column's default
+    row_id: str = table.c.id.info[ID_FACTORY]()
     try:
         with race_guard(session):
             session.connection().execute(insert(table), {"id": row_id, **key, **values})
@@ -254,7 +255,7 @@ def record_model_call(session: Session, *, job_id: str | None, role: str, provid
     done = session.connection().execute(_RECORD_CALL[dialect],
                                         {"job_id": job_id, "call_key": call_key, **values})
     if dialect == "sqlite":
-        return bool(done.rowcount)  # type: ignore[attr-defined]
+        return bool(done.rowcount)
     return done.first() is not None
 
 

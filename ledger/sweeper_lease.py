@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ragq.ledger.db import rows_changed
 from ragq.ledger.models import SweeperLeaseRow, utcnow
 
 __all__ = ["SWEEPER", "SweeperReport", "record_round", "sweeper_report", "take_lease"]
@@ -57,7 +58,7 @@ def take_lease(session: Session, *, holder: str, term: timedelta, name: str = SW
                (SweeperLeaseRow.holder == holder) | (SweeperLeaseRow.expires_at < now))
         .values(holder=holder, expires_at=now + term)
         .execution_options(synchronize_session=False))
-    return bool(taken.rowcount)
+    return bool(rows_changed(taken))
 
 
 def record_round(session: Session, *, holder: str, resumed: int = 0, joined: int = 0,

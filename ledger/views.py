@@ -27,6 +27,7 @@ from ragq.ledger.models import (
     VerificationRow,
     WebhookDeliveryRow,
     WebhookEndpointRow,
+    table_of,
 )
 from ragq.ledger.steps import job_evidence
 from ragq.ledger.webhooks import SENDING
@@ -71,7 +72,8 @@ def job_trail(session: Session, *, job_id: str) -> dict[str, list[dict[str, Any]
     oldest first, keyed by table name (all of :data:`TRAIL_TABLES`, empty lists included). An
     unknown job has an empty trail."""
     return {model.__tablename__: [_record(r) for r in session.scalars(
-                select(model).where(model.job_id == job_id).order_by(model.created_at))]
+                select(model).where(table_of(model).c.job_id == job_id)
+                .order_by(table_of(model).c.created_at))]
             for model in _TRAIL}
 
 

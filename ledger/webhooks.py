@@ -17,7 +17,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ragq.ledger.db import race_guard
+from ragq.ledger.db import race_guard, rows_changed
 from ragq.ledger.models import BatchRow, JobRow, WebhookDeliveryRow, WebhookEndpointRow, utcnow
 from ragq.schemas.statuses import BatchStatus, JobStatus
 from ragq.schemas.webhook import (
@@ -176,10 +176,10 @@ def claim_delivery(session: Session, *, webhook_id: str, attempt: int,
     now = utcnow()
     unsent = WebhookDeliveryRow.error.is_(None) | (
         (WebhookDeliveryRow.error == SENDING) & (WebhookDeliveryRow.next_attempt_at < now))
-    taken = session.execute(update(WebhookDeliveryRow).where(
+    taken = rows_changed(session.execute(update(WebhookDeliveryRow).where(
         WebhookDeliveryRow.webhook_id == webhook_id, WebhookDeliveryRow.attempt == attempt,
         WebhookDeliveryRow.status_code.is_(None), unsent,
-    ).values(error=SENDING, next_attempt_at=now + timedelta(seconds=lease_s))).rowcount
+    ).values(error=SENDING, next_attempt_at=now + timedelta(seconds=lease_s))))
     if not taken:
         return None
     row = session.scalars(select(WebhookDeliveryRow).where(

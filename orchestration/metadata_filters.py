@@ -162,9 +162,12 @@ def _problem(flt: MetadataFilter, field: MetadataField | None, schema: MetadataS
 
 
 def _number(value: object) -> float | None:
+    """A proposed value as a number: a JSON number, or text that reads as one."""
+    if not isinstance(value, int | float | str):
+        return None
     try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        return float(value)
+    except ValueError:
         return None
 
 
@@ -172,7 +175,9 @@ def _normalized(flt: MetadataFilter, field: MetadataField) -> MetadataFilter:
     """``flt`` with its values in the field's stored form and the field's type attached."""
     def one(v: object) -> str | float:
         if field.type is FieldType.NUMBER:
-            return float(v)  # type: ignore[arg-type]
+            if (number := _number(v)) is None:  # the check before refused such a filter
+                raise ValueError(f"{v!r} is not a number")
+            return number
         return parse_date(str(v)) or "" if field.type is FieldType.DATE else str(v)
 
     if isinstance(flt.value, list):
@@ -220,7 +225,8 @@ def validate_filters(proposed: Sequence[Mapping[str, Any]], schema: MetadataSche
 
 
 def _jsonable(value: dict[str, Any]) -> dict[str, object]:
-    return json.loads(json.dumps(value, default=repr))
+    plain: dict[str, object] = json.loads(json.dumps(value, default=repr))
+    return plain
 
 
 def filters_label(filters: Sequence[MetadataFilter]) -> str:

@@ -52,7 +52,7 @@ def fuse_rankings(rankings: Sequence[Sequence[Item]], *,
     score is the sum over rankings of ``1 / (k + rank)``. ``id_of`` says when two items are the
     same (default: equality); the first ranking's copy of an item is kept. Ties keep the order in
     which items were first seen, so the fusion is deterministic."""
-    ident: Callable[[Item], Hashable] = id_of or (lambda item: item)  # type: ignore[assignment,return-value]
+    ident: Callable[[Item], Hashable] = id_of or (lambda item: item)
     scores: dict[Hashable, float] = {}
     first: dict[Hashable, Item] = {}
     for ranking in rankings:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -440,6 +441,7 @@ class Settings(BaseSettings):
         return self.home / "logs"
 
 
-def build_settings(**overrides: object) -> Settings:
-    """Read settings from the environment; keyword overrides win (tests, CLI options)."""
-    return Settings(**overrides)  # type: ignore[arg-type]
+def build_settings(**overrides: Any) -> Settings:
+    """Read settings from the environment; keyword overrides win (tests, CLI options), each
+    validated by pydantic like the variable it stands for."""
+    return Settings(**overrides)

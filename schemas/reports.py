@@ -114,6 +114,7 @@ class JobLedger(_Report):
     verifications: list[VerificationEntry] = Field(default_factory=list)
     metadata_filters: list[FilterEntry] = Field(default_factory=list)
 
+    # pydantic's documented form: mypy refuses any decorator above @property (python/mypy#1362)
     @computed_field  # type: ignore[prop-decorator]
     @property
     def cost_usd(self) -> float:
@@ -152,6 +153,7 @@ class CostTotals(_Report):
     cost_per_completed_job: float | None = Field(description="cost_usd / completed jobs.")
     cost_per_job_mean: float | None = Field(description="cost_usd / jobs.")
 
+    # pydantic's documented form: mypy refuses any decorator above @property (python/mypy#1362)
     @computed_field  # type: ignore[prop-decorator]
     @property
     def tokens(self) -> int:

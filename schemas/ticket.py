@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -16,7 +16,7 @@ MAX_QUESTION_CHARS = 20_000
 #: What RAGQ_MAX_QUESTION_CHARS may be raised to; a ticket is never longer than this.
 QUESTION_CHARS_CAP = 200_000
 ROUTE_PATHS = ("simple", "bounded", "full", "escalate")
-ALL_SOURCES = "all"
+ALL_SOURCES: Final = "all"
 # Which sources (collections) a job may search: names, or every source of the tenant.
 SourceSelection = tuple[str, ...] | Literal["all"]
 

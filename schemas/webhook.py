@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Any, Final, Literal, Self
 
 from pydantic import (
     AwareDatetime,
@@ -25,7 +25,9 @@ from pydantic import (
 from ragq.schemas.api import BATCH_ERRORS_PATH, BATCH_RESULTS_PATH, JOB_PATH
 from ragq.schemas.statuses import BatchStatus, JobStatus
 
-JOB_EVENT = {
+EventType = Literal["job.completed", "job.needs_review", "job.reviewed", "job.failed",
+                    "job.cancelled", "batch.completed", "batch.cancelled", "batch.failed"]
+JOB_EVENT: dict[JobStatus, EventType] = {
     JobStatus.COMPLETED: "job.completed",
     JobStatus.INSUFFICIENT_EVIDENCE: "job.completed",
     JobStatus.BUDGET_EXHAUSTED: "job.completed",
@@ -33,18 +35,14 @@ JOB_EVENT = {
     JobStatus.FAILED: "job.failed",
     JobStatus.CANCELLED: "job.cancelled",
 }
-REVIEWED_EVENT = "job.reviewed"
+REVIEWED_EVENT: Final = "job.reviewed"
 """A reviewer resolved a job of the review queue; its ``data.status`` is the job's new status."""
 REVIEWED_STATUSES = frozenset({JobStatus.COMPLETED, JobStatus.REJECTED})
-BATCH_EVENT = {
+BATCH_EVENT: dict[BatchStatus, EventType] = {
     BatchStatus.COMPLETED: "batch.completed",
     BatchStatus.CANCELLED: "batch.cancelled",
     BatchStatus.FAILED: "batch.failed",
 }
-
-
-EventType = Literal["job.completed", "job.needs_review", "job.reviewed", "job.failed",
-                    "job.cancelled", "batch.completed", "batch.cancelled", "batch.failed"]
 
 
 class WebhookEventData(BaseModel):
@@ -106,6 +104,7 @@ class WebhookEvent(BaseModel):
 
     @model_validator(mode="after")
     def _type_matches_status(self) -> Self:
+        expected: EventType | None
         if isinstance(self.data, JobEventData) and self.type == REVIEWED_EVENT:
             expected = REVIEWED_EVENT if self.data.status in REVIEWED_STATUSES else None
         elif isinstance(self.data, JobEventData):

@@ -8,6 +8,7 @@ none runs with its submitter's default, :attr:`Caller.default_acl` (the key's la
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragq.errors import NotFoundError
@@ -47,7 +48,7 @@ def capped_acl(ticket: Ticket, caller: Caller, line: int) -> tuple[str, ...] | T
     return allowed
 
 
-def acl_within(acl: object, caller: Caller | None) -> bool:
+def acl_within(acl: Iterable[str] | None, caller: Caller | None) -> bool:
     """True when a job that ran with ``acl`` may be read by ``caller``: every label it searched
     with is one the caller's key may read (the local CLI, with no cap, reads everything). A
     ``public`` key so never sees what a ``staff`` job retrieved, even in its own tenant."""

@@ -101,7 +101,8 @@ def job_metadata(ticket: Ticket, budget: dict[str, Any] | None = None,
     """What a job keeps of its ticket besides question and ACL (route, budget, the ticket's
     metadata, webhook URL, sources): the flow reads these keys."""
     own = ticket.budget.model_dump(exclude_none=True) if ticket.budget else None
-    meta = {"route": ticket.route, "budget": own or budget, "ticket_metadata": ticket.metadata}
+    meta: dict[str, Any] = {"route": ticket.route, "budget": own or budget,
+                            "ticket_metadata": ticket.metadata}
     if ticket.webhook_url:
         meta["webhook_url"] = ticket.webhook_url
     if sources:

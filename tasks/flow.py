@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 IN_PLACE_STEPS = 2
 
 
-class FlowTask(CeleryTask):  # type: ignore[misc]
+class FlowTask(CeleryTask):
     """Base of the flow's tasks: run one step; a step that fails for good fails its job.
 
     A ledger that is out of reach for a while (no connection free in time under a burst of

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import qdrant_edge as qe
 
@@ -204,9 +205,9 @@ class EdgeVectorStore:
             return found
 
 
-def _vectors(coll: EdgeCollection, point: VectorPoint) -> dict[str, object]:
+def _vectors(coll: EdgeCollection, point: VectorPoint) -> dict[str, qe.NamedVector]:
     text, title = point_vectors(coll.name, point, coll.dim)
-    vectors: dict[str, object] = {TEXT: text, TITLE: title}
+    vectors: dict[str, qe.NamedVector] = {TEXT: text, TITLE: title}
     if coll.has_terms and point.terms:
         vectors[TERMS] = qe.SparseVector(list(point.terms.indices), list(point.terms.values))
     return vectors
@@ -226,7 +227,11 @@ def _batch(query: list[float], mode: SearchRequest, limit: int, top_k: int,
         terms = qe.Query.Nearest(
             qe.SparseVector(list(mode.terms.indices), list(mode.terms.values)), using=TERMS)
         by_terms = qe.Prefetch(limit=limit, query=terms, filter=where)
-        fused = qe.Fusion.Rrf(k=RRF_K) if mode.fusion is SearchFusion.RRF else qe.Fusion.Dbsf()
+        # qdrant-edge-py's stub declares Fusion.Rrf and Fusion.Dbsf as classes nested in Fusion
+        # but not subclasses of it, so a query parameter typed Fusion refuses them; the engine
+        # takes them (tests/vectorstore/test_search_modes.py runs both fusions on it).
+        fused = cast(qe.Fusion, qe.Fusion.Rrf(k=RRF_K) if mode.fusion is SearchFusion.RRF
+                     else qe.Fusion.Dbsf())
         by_vectors = qe.Prefetch(limit=limit, query=fused, prefetches=nearest, filter=where)
         sparse = mode.mode is SearchMode.SPARSE
         ranking = [qe.QueryRequest(
@@ -255,7 +260,7 @@ def _with_payloads(shard: qe.EdgeShard, title: list[ScoredPoint], text: list[Sco
     rescoring did not return, read by id: a point with a title vector and no text vector,
     which ragq never writes but a store written by hand may hold."""
     known = {p.id for p in text}
-    missing = [p.id for p in title if p.id not in known]
+    missing: list[qe.PointId] = [p.id for p in title if p.id not in known]
     if not missing:
         return title
     read = {str(r.id): r.payload or {} for r in shard.retrieve(missing, True, False)}

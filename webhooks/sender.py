@@ -76,7 +76,7 @@ class HttpxWebhookSender:
              address: str | None = None) -> SendOutcome:
         headers = {**self._headers,
                    **signed_headers(secret, msg_id=msg_id, body=body, timestamp=int(time.time()))}
-        target, extensions = url, {}
+        target, extensions = url, dict[str, Any]()
         try:
             if address is not None:
                 target, host, extensions = pinned_request(url, address)

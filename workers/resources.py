@@ -74,7 +74,7 @@ class WorkerResources:
             if value is None:
                 value = build()
                 setattr(self, name, value)
-            return value  # type: ignore[no-any-return]
+            return value
 
     @property
     def engine(self) -> Engine:

@@ -86,10 +86,18 @@ def table_of(model: type[Base]) -> Table:
     return cast(Table, model.__table__)
 
 
+ID_FACTORY = "new_id"
+"""The key of an id column's ``info`` that holds its id factory (a callable of no argument)."""
+
+
 def id_column(prefix: str) -> MappedColumn[Any]:
     """A string primary key filled with ``new_id(prefix)`` when the caller gives none."""
     new_id(prefix)  # fail at import time on a bad prefix, not at the first insert
-    return mapped_column(String(ID_LENGTH), primary_key=True, default=partial(new_id, prefix))
+    factory = partial(new_id, prefix)
+    # info keeps the factory itself for Core inserts that must know the id they write
+    # (steps.insert_once); the column default wraps it in a callable of the execution context.
+    return mapped_column(String(ID_LENGTH), primary_key=True, default=factory,
+                         info={ID_FACTORY: factory})
 
 
 def ref_column(

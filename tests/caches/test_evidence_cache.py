@@ -8,10 +8,11 @@ from pathlib import Path
 import redis
 
 from ragq.caches import RedisEvidenceCache, connect, evidence_key
-from ragq.ledger import current_versions, make_engine, session_scope, upgrade, upsert_document
+from ragq.ledger import current_versions, make_engine, session_scope, upsert_document
 from ragq.orchestration.cache_check import acl_fingerprint, evidence_entry, usable
 from ragq.orchestration.retrieval_keys import retrieval_key
 from tests.caches.conftest import hit
+from tests.ledger_template import migrated
 
 
 def _key(text: str, collection: str, acl: list[str]) -> str:
@@ -78,7 +79,7 @@ def test_chunk_acls_survive_the_round_trip_and_are_rechecked(
 def test_a_reingested_document_makes_the_hit_stale_and_the_caller_drops_it(
         evidence_cache: RedisEvidenceCache, collection: str, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     engine = make_engine(url)
 
     def register(version: str) -> None:

@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ragq.cli.main import app
-from ragq.ledger import make_engine, upgrade
+from ragq.ledger import make_engine
 from tests.ledger.report_rows import write_batch
+from tests.ledger_template import migrated
 
 runner = CliRunner()
 
@@ -27,7 +28,7 @@ def prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict
 
 
 def _write(url: str) -> tuple[str, dict[str, str]]:
-    upgrade(url)
+    migrated(url)
     engine = make_engine(url)
     try:
         return write_batch(engine)

@@ -13,13 +13,14 @@ from typer.testing import CliRunner
 
 from ragq.cli.main import app
 from ragq.cli.output import console
-from ragq.ledger import make_engine, register_source, session_scope, upgrade
+from ragq.ledger import make_engine, register_source, session_scope
 from ragq.ledger.jobs import add_job
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.schemas.metadata import FieldType, MetadataField, MetadataSchema
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
+from tests.ledger_template import migrated
 
 runner = CliRunner(env={"COLUMNS": "240"})
 SCHEMA = MetadataSchema(fields=(
@@ -37,7 +38,7 @@ def job_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(console, "width", 240)
     monkeypatch.setenv("RAGQ_HOME", str(tmp_path / "home"))
     url = f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     ledger = SqlFlowLedger(make_engine(url))
     with session_scope(ledger.engine) as session:
         register_source(session, tenant="local", name=COLLECTION, description="gadgets",

@@ -18,8 +18,9 @@ import yaml
 from prometheus_client import generate_latest
 
 from ragq.api.metrics import build_registry
-from ragq.ledger import make_engine, upgrade
+from ragq.ledger import make_engine
 from ragq.settings import build_settings
+from tests.ledger_template import migrated
 
 DOCKER = Path(__file__).resolve().parents[2] / "docker"
 ALERTS = DOCKER / "prometheus" / "alerts.yml"
@@ -35,7 +36,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """Names of the series `/metrics` serves (counters with their ``_total``)."""
     home = tmp_path_factory.mktemp("metrics")
     settings = build_settings(home=home, broker_url="memory://")
-    upgrade(settings.ledger_url)
+    migrated(settings.ledger_url)
     engine = make_engine(settings.ledger_url)
     try:
         text = generate_latest(build_registry(settings, engine)).decode()

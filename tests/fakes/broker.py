@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragq.ledger import upgrade
 from ragq.schemas.tasks import Queue
 from ragq.settings import Settings, build_settings
 from ragq.workers.client import client_app
+from tests.ledger_template import migrated
 
 STACK_ENVIRONMENT = ("database_url", "webhook_allow_private", "webhook_allow_hosts",
                      "webhook_backoff_base_s", "webhook_backoff_max_s")
@@ -25,7 +25,7 @@ def memory_settings(home: Path, **more: Any) -> Settings:
                                   for name in STACK_ENVIRONMENT}
                                  | {"home": home, "broker_url": "memory://",
                                     "result_backend_url": "cache+memory://"} | more))
-    upgrade(settings.ledger_url)
+    migrated(settings.ledger_url)
     return settings
 
 

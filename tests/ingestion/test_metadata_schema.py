@@ -11,13 +11,14 @@ import pytest
 
 from ragq.errors import InputError
 from ragq.ingestion.submit import read_schema_file, source_schema_for
-from ragq.ledger import make_engine, upgrade
+from ragq.ledger import make_engine
 from ragq.schemas.document import Document
 from ragq.schemas.metadata import FieldType, MetadataFilter, MetadataSchema
 from ragq.settings import build_settings
 from ragq.tasks.ingest import ingest_batch
 from ragq.vectorstore import EdgeVectorStore, SearchFilter
 from tests.fakes.flow_world import HashEmbedder
+from tests.ledger_template import migrated
 
 DOCS = [Document(id=f"d{i}", title=f"Page {i}", text=f"refund rules number {i}",
                  metadata={"plan": plan, "year": 2020 + i})
@@ -62,7 +63,7 @@ def test_a_bad_schema_file_is_an_input_error_naming_the_option(tmp_path: Path) -
 
 def test_ingested_chunks_carry_the_declared_fields_and_filter_on_them(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     schema = source_schema_for(DOCS, None, None)
     assert isinstance(schema, MetadataSchema)
     embedder = HashEmbedder()

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from ragq.ledger import JobRow, make_engine, normalize_url, session_scope, upgrade
+from ragq.ledger import JobRow, make_engine, normalize_url, session_scope
+from tests.ledger_template import migrated
 
 Race = Callable[[int, Callable[[int], Any]], list[Any]]
 POSTGRES_ENV = "RAGQ_TEST_POSTGRES_URL"
@@ -58,7 +59,7 @@ def ledger_url(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def migrated_url(ledger_url: str) -> str:
     """A ledger URL whose schema is at head."""
-    upgrade(ledger_url)
+    migrated(ledger_url)
     return ledger_url
 
 

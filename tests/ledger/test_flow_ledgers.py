@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from ragq.ledger import make_engine, register_source, session_scope, upgrade
+from ragq.ledger import make_engine, register_source, session_scope
 from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
 from ragq.ledger.models import EvidenceItemRow, JobBudgetRow, JobRow, ModelCallRow, SubQueryRow
@@ -22,6 +22,7 @@ from ragq.schemas.statuses import BudgetDimension, JobStatus, ModelCallStatus
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
+from tests.ledger_template import migrated
 
 QUESTIONS = ["Who founded the company that makes the camera lens?",
              "Hi,\n\nWe sell lenses.\n\n1. What is the refund limit?\n2. How do I rotate a key?"
@@ -33,7 +34,7 @@ DESCRIPTIONS = {COLLECTION: "refunds plans and limits", "kb2": "keys, cameras an
 @pytest.fixture(scope="module")
 def sql_ledger(tmp_path_factory: pytest.TempPathFactory) -> SqlFlowLedger:
     url = f"sqlite:///{tmp_path_factory.mktemp('flow') / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     return SqlFlowLedger(make_engine(url))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from ragq.ledger import make_engine, register_source, session_scope, source_schema, upgrade
+from ragq.ledger import make_engine, register_source, session_scope, source_schema
 from ragq.ledger.flow_state import load_state
 from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
@@ -16,6 +16,7 @@ from ragq.schemas.metadata import FieldType, MetadataField, MetadataSchema
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
+from tests.ledger_template import migrated
 
 SCHEMA = MetadataSchema(fields=(
     MetadataField(name="product", type=FieldType.ENUM, values=("camera", "drone")),))
@@ -24,7 +25,7 @@ QUESTION = "Which drone does the company sell, and the camera lens?"
 
 def test_a_schema_is_stored_kept_and_replaced(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
         register_source(session, tenant="t", name="kb")
@@ -40,7 +41,7 @@ def test_a_schema_is_stored_kept_and_replaced(tmp_path: Path) -> None:
 def test_the_sql_ledger_records_filters_as_memory_does_and_the_report_shows_them(
         tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     ledger = SqlFlowLedger(make_engine(url))
     tenant = uuid.uuid4().hex
     with session_scope(ledger.engine) as session:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ragq.cli.main import app
-from ragq.ledger import add_job, make_engine, session_scope, upgrade
+from ragq.ledger import add_job, make_engine, session_scope
 from ragq.ledger.memory import MemoryJob, MemoryLedger
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.schemas.flow import (
@@ -32,6 +32,7 @@ from ragq.schemas.flow import (
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
+from tests.ledger_template import migrated
 
 PARTS = ["Who makes the Orion lens?", "Who makes the Vega lens?", "Who makes the Lyra lens?"]
 
@@ -110,7 +111,7 @@ def test_ragq_ledger_job_shows_the_contract_and_the_check_that_ended_the_loop(
         monkeypatch.delenv(key)
     monkeypatch.setenv("RAGQ_HOME", str(tmp_path))
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     ledger = SqlFlowLedger(make_engine(url))
     with session_scope(ledger.engine) as session:
         job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",

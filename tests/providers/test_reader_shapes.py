@@ -8,7 +8,6 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragq.embedding.minilm import MiniLmEmbedder
 from ragq.orchestration.asks import merge_asks
 from ragq.providers.offline.reader import read_ticket, ticket_entities
 from ragq.providers.offline.similarity import Similarity
@@ -117,8 +116,8 @@ def test_a_pasted_log_is_noise_and_the_stated_failure_joins_its_question():
     assert any("quota exhausted" in n for n in reading.noise)
 
 
-def test_the_same_plea_reworded_is_one_ask():
-    similarity = Similarity(MiniLmEmbedder())
+def test_the_same_plea_reworded_is_one_ask(embedder):
+    similarity = Similarity(embedder)
     asks = [a.text for a in read_ticket(PLEAS, similarity.vectors).asks]
     assert len(asks) == 2
     assert sum("human agent" in a for a in asks) == 1

@@ -11,13 +11,13 @@ import pytest
 from celery import Celery
 from celery.contrib.testing.worker import start_worker
 
-from ragq.ledger import upgrade
 from ragq.schemas.tasks import Queue, Task
 from ragq.settings import Settings, build_settings
 from ragq.workers.app import create_app
 from ragq.workers.resources import resources_for
 from tests.conftest import inherited_settings
 from tests.fakes import FakeOpenAIServer
+from tests.ledger_template import migrated
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def narrow_queue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]
 def _queue(home: Path, **more: object) -> Iterator[Settings]:
     settings = build_settings(home=home, broker_url="memory://",
                               result_backend_url="cache+memory://", cache_enabled=False, **more)
-    upgrade(settings.ledger_url)
+    migrated(settings.ledger_url)
     app = create_app(settings)
     # The in-memory transport polls its queues, once a second by default: every hop would wait.
     app.conf.broker_transport_options = {**app.conf.broker_transport_options,

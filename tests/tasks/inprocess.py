@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +60,18 @@ def store(embedder: MiniLmEmbedder, vectors: EdgeVectorStore, collection: str,
     return chunks
 
 
+@cache
+def shared_embedder() -> MiniLmEmbedder:
+    """The real embedder, loaded once per test process (a load costs about 0.7 s of CPU), on
+    one intra-op thread: pytest-xdist already runs one test process per core, and a second
+    thread would spin waiting for work on a core the other process needs."""
+    return MiniLmEmbedder(threads=1)
+
+
 @contextmanager
 def indexed(docs: Sequence[Document], path: Path) -> Iterator[Index]:
     """``docs`` stored (see :func:`store`) in the collection ``kb`` of a store at ``path``."""
-    embedder = MiniLmEmbedder()
+    embedder = shared_embedder()
     with EdgeVectorStore(path) as vectors:
         chunks = store(embedder, vectors, COLLECTION, docs)
         yield Index(embedder, vectors, {c.chunk_id: c.text for c in chunks})

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import ragq.tasks.runner as runner_module
-from ragq.ledger import add_job, make_engine, session_scope, upgrade
+from ragq.ledger import add_job, make_engine, session_scope
 from ragq.ledger.memory import MemoryLedger
 from ragq.ledger.sql_flow import SqlFlowLedger
 from ragq.orchestration.budgets import Budget
@@ -35,6 +35,7 @@ from ragq.schemas.statuses import BudgetDimension, JobStatus
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
+from tests.ledger_template import migrated
 
 
 def _state(**changes: Any) -> JobState:
@@ -79,7 +80,7 @@ def test_any_write_not_carried_asks_for_the_whole_job(write: Any) -> None:
 
 def _sql_job(tmp_path: Any) -> tuple[SqlFlowLedger, str]:
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     ledger = SqlFlowLedger(make_engine(url))
     with session_scope(ledger.engine) as session:
         job_id = add_job(session, batch_id=None, custom_id=None, position=None,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from ragq.ledger import create_ingest_run, get_ingest_run, make_engine, session_scope, upgrade
+from ragq.ledger import create_ingest_run, get_ingest_run, make_engine, session_scope
 from ragq.providers.openai import OpenAIEmbedder
 from ragq.schemas.document import Document
 from ragq.schemas.pricing import PriceTable
@@ -19,6 +19,7 @@ from ragq.settings import build_settings
 from ragq.tasks.ingest import ingest_batch
 from ragq.vectorstore import QdrantServerStore
 from tests.fakes import FakeOpenAIServer
+from tests.ledger_template import migrated
 
 USD_PER_TOKEN = Decimal("0.001")
 DOCS = [
@@ -30,7 +31,7 @@ DOCS = [
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     built = make_engine(url)
     yield built
     built.dispose()

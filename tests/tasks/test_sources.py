@@ -19,7 +19,6 @@ from ragq.ledger import (
     make_engine,
     register_source,
     session_scope,
-    upgrade,
 )
 from ragq.ledger.jobs import add_job
 from ragq.ledger.memory import MemoryLedger
@@ -30,7 +29,8 @@ from ragq.schemas.document import Document
 from ragq.tasks.inline import InlineAdapters, InlineDispatcher
 from ragq.tasks.runner import Runner
 from ragq.vectorstore.edge import EdgeVectorStore
-from tests.tasks.inprocess import store
+from tests.ledger_template import migrated
+from tests.tasks.inprocess import shared_embedder, store
 
 BILLING, API = "billing-policy", "api-reference"
 DESCRIPTIONS = {
@@ -86,7 +86,7 @@ class Sources:
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sources]:
-    embedder = MiniLmEmbedder()
+    embedder = shared_embedder()
     with EdgeVectorStore(tmp_path_factory.mktemp("vectors")) as vectors:
         for collection, docs in CORPUS.items():
             store(embedder, vectors, collection, [Document(**d) for d in docs])
@@ -190,7 +190,7 @@ def _dimension(name: str) -> Any:
 
 def test_the_sql_ledger_shows_where_each_sub_query_went(kb, tmp_path):
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     ledger = SqlFlowLedger(make_engine(url))
     with session_scope(ledger.engine) as session:
         for name, description in DESCRIPTIONS.items():

@@ -18,7 +18,6 @@ from ragq.ledger import (
     make_engine,
     session_scope,
     start_batch,
-    upgrade,
 )
 from ragq.ledger.jobs import finish_job
 from ragq.ledger.models import WebhookDeliveryRow, WebhookEndpointRow, utcnow
@@ -28,12 +27,13 @@ from ragq.settings import build_settings
 from ragq.tasks.webhooks import deliver
 from ragq.webhooks import HttpxWebhookSender, new_secret, verify_signature
 from tests.fakes.http import Reply
+from tests.ledger_template import migrated
 
 
 @pytest.fixture
 def engine(tmp_path):
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    upgrade(url)
+    migrated(url)
     return make_engine(url)
 
 

@@ -15,7 +15,7 @@ from celery import Celery
 from sqlalchemy import Engine
 
 from ragq.ingestion.submit import ingest_path
-from ragq.ledger import add_job, get_job, make_engine, session_scope, upgrade
+from ragq.ledger import add_job, get_job, make_engine, session_scope
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.stalls import record_next_step
 from ragq.orchestration.flow import EnqueueLayer
@@ -28,6 +28,7 @@ from ragq.workers.stack_state import load_state
 from ragq.workers.stalls import _outlived, queued_job_ids, resume_stalled_jobs
 from ragq.workers.wiring import build_ledger_engine
 from tests.conftest import Stack, inherited_settings
+from tests.ledger_template import migrated
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 IDLE_S = 0.2
@@ -41,7 +42,7 @@ def idle_broker(valkey: tuple[str, subprocess.Popen[bytes]], tmp_path: Path,
     for key in inherited_settings():
         monkeypatch.delenv(key)
     settings = build_settings(home=tmp_path / "home", broker_url=valkey[0])
-    upgrade(settings.ledger_url)
+    migrated(settings.ledger_url)
     engine = make_engine(settings.ledger_url)
     app = create_app(settings)
     yield app, engine

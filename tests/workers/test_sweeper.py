@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from kombu import Queue as KombuQueue
 from sqlalchemy import Engine
 
-from ragq.ledger import add_job, make_engine, session_scope, upgrade
+from ragq.ledger import add_job, make_engine, session_scope
 from ragq.ledger.budgets import charge_many, create_job_budget
 from ragq.ledger.jobs import set_job_status
 from ragq.ledger.models import JobBudgetRow, SubQueryRow, utcnow
@@ -35,6 +35,7 @@ from ragq.workers.app import create_app
 from ragq.workers.queues import route_task
 from ragq.workers.sweeper import Sweeper, due_step
 from tests.conftest import AMQP_URL, REDIS_URL, inherited_settings
+from tests.ledger_template import migrated
 from tests.workers.test_stalls import _let_go_of_results
 
 STALL_S = 0.5
@@ -82,7 +83,7 @@ def world(request: pytest.FixtureRequest, tmp_path: Path,
             pytest.skip("set RAGQ_TEST_AMQP_URL and RAGQ_TEST_REDIS_URL to sweep on RabbitMQ")
         servers = {"broker_url": AMQP_URL, "result_backend_url": REDIS_URL}
     settings = build_settings(home=tmp_path / "home", stall_after_s=STALL_S, **servers)
-    upgrade(settings.ledger_url)
+    migrated(settings.ledger_url)
     engine = make_engine(settings.ledger_url)
     app = create_app(settings, include_tasks=False)
     # Queues of this test's own: a worker of another stack on the same broker (the session's

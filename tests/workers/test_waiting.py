@@ -8,11 +8,12 @@ import socket
 import pytest
 from kombu.exceptions import OperationalError
 
-from ragq.ledger import add_job, get_job, make_engine, session_scope, upgrade
+from ragq.ledger import add_job, get_job, make_engine, session_scope
 from ragq.settings import build_settings
 from ragq.workers.app import create_app
 from ragq.workers.waiting import start_waiting_jobs
 from tests.conftest import inherited_settings
+from tests.ledger_template import migrated
 
 
 def test_a_broker_that_is_down_fails_the_start_before_any_job_is_claimed(tmp_path, monkeypatch):
@@ -26,7 +27,7 @@ def test_a_broker_that_is_down_fails_the_start_before_any_job_is_claimed(tmp_pat
     held.bind(("127.0.0.1", 0))
     nobody = held.getsockname()[1]
     settings = build_settings(home=tmp_path, broker_url=f"redis://127.0.0.1:{nobody}/0")
-    upgrade(settings.ledger_url)
+    migrated(settings.ledger_url)
     engine = make_engine(settings.ledger_url)
     with session_scope(engine) as session:
         job_id = add_job(session, batch_id=None, custom_id=None, position=None, tenant="t",
