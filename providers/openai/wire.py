@@ -111,12 +111,13 @@ def plan_wire(fields: tuple[str, ...]) -> type[PlanWire] | type[FilteredPlanWire
     restricts to those names (a model cannot name a field the source does not have)."""
     if not fields:
         return PlanWire
-    named = create_model("NamedFilterWire", __base__=FilterWire,
-                         field=(Literal[fields], ...))  # type: ignore[valid-type]
+    # The field names are known at run time only: a Literal built from them, for pydantic.
+    named_field: Any = Literal.__getitem__(fields)
+    named = create_model("NamedFilterWire", __base__=FilterWire, field=(named_field, ...))
     sub = create_model("NamedSubQueryWire", __base__=FilteredSubQueryWire,
-                       filters=(list[named], ...))  # type: ignore[valid-type]
+                       filters=(list[named], ...))
     return create_model("NamedPlanWire", __base__=FilteredPlanWire,
-                        sub_queries=(list[sub], ...))  # type: ignore[valid-type]
+                        sub_queries=(list[sub], ...))
 
 
 class CheckFindingWire(_Wire):
