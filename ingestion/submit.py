@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from ragq.ledger import (
     close_stale_ingest_runs,
     create_ingest_run,
     finish_ingest_run,
+    get_ingest_run,
     register_source,
     session_scope,
     source_schema,
@@ -192,22 +194,52 @@ def ingest_path(
     ]
     try:
         result = chord(header)(app.signature(Task.FINISH_INGEST, kwargs={"run_id": run_id}))
-        report.counts = _follow(result, parts, on_progress, timeout_s)
+        report.counts = _follow(result, parts, on_progress, timeout_s,
+                                ended=lambda: _run_ended(settings, run_id))
     except BaseException as exc:  # a timeout, a failed worker, Ctrl-C: the run ends here too
         _fail_run(settings, run_id, f"{type(exc).__name__}: {exc}"[:500])
         raise
     return report
 
 
+#: How long the front door waits for a run's result once the ledger says its workers ended it.
+RESULT_GRACE_S = 10.0
+
+
+def _run_ended(settings: Settings, run_id: str) -> str | None:
+    """The run's final status in the ledger (None while it runs)."""
+    with session_scope(resources_for(settings).engine, readonly=True) as session:
+        row = get_ingest_run(session, run_id=run_id)
+    status = None if row is None else IngestStatus(row.status)
+    return None if status in (None, IngestStatus.RUNNING) else str(status)
+
+
 def _follow(result: AsyncResult, batches: list[list[Document]], on_progress: Progress | None,
-            timeout_s: float) -> dict[str, int]:
-    """Poll the chord's header for progress, then return the body's totals."""
+            timeout_s: float, *, ended: Callable[[], str | None] = lambda: None,
+            grace_s: float = RESULT_GRACE_S) -> dict[str, int]:
+    """Poll the chord's header for progress, then return the body's totals.
+
+    ``ended`` reads the run's status in the ledger, where the workers close it. A run they
+    ended whose result still has not reached this process's result backend after
+    :data:`RESULT_GRACE_S` never will: the front door and the workers use different result
+    backends (a misconfiguration that otherwise waits out the whole timeout, silently)."""
     total = sum(len(b) for b in batches)
     group = result.parent
     deadline = time.monotonic() + timeout_s
+    ended_at, final = None, ""
     while not result.ready():
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             raise StackError(f"ingest did not finish within {timeout_s:.0f}s; are workers up?")
+        if ended_at is None and (status := ended()) is not None:
+            ended_at, final = now, status
+        if ended_at is not None and now - ended_at > grace_s:
+            raise StackError(
+                f"the workers ended this ingest run ({final} in the ledger), but its result "
+                "never reached this process's result backend "
+                f"({without_password(_backend_url(result))}): the workers store results "
+                "elsewhere. Give this process the workers' RAGQ_RESULT_BACKEND_URL (and "
+                "RAGQ_BROKER_URL).")
         if on_progress is not None and group is not None:
             done = sum(len(b) for b, r in zip(batches, group.results, strict=True) if r.ready())
             on_progress(done, total)
@@ -218,3 +250,13 @@ def _follow(result: AsyncResult, batches: list[list[Document]], on_progress: Pro
     if on_progress is not None:
         on_progress(total, total)
     return counts
+
+
+def _backend_url(result: AsyncResult) -> str:
+    backend = result.backend
+    return str(getattr(backend, "url", "") or type(backend).__name__)
+
+
+def without_password(url: str) -> str:
+    """``url`` with its password hidden, for an error message a user may paste anywhere."""
+    return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", url)

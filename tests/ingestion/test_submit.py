@@ -95,3 +95,52 @@ def test_a_document_longer_than_a_task_travels_alone() -> None:
 def test_the_document_count_still_caps_a_task() -> None:
     settings = build_settings(ingest_batch_docs=3, ingest_batch_chunks=1000)
     assert [len(p) for p in batches([_doc(i, 10) for i in range(7)], settings)] == [3, 3, 1]
+
+
+def test_a_run_the_workers_ended_whose_result_never_arrives_fails_fast_and_says_why(
+        memory_broker: Settings, tmp_path, monkeypatch):
+    """Workers storing results in another backend than the front door's: the ledger says the
+    run ended, the front door's backend never hears of it. Before, the front door waited out
+    its whole timeout (an hour by default) and said only "are workers up?"."""
+    import threading
+    import time
+
+    from ragq.ledger import finish_ingest_run
+    from ragq.ledger.models import IngestRunRow
+
+    monkeypatch.setattr("ragq.ingestion.submit.RESULT_GRACE_S", 0.5)
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "d", "title": "T", "text": "Some text."}) + "\n")
+    engine = resources_for(memory_broker).engine
+    stop = threading.Event()
+
+    def worker_elsewhere() -> None:  # ends the run in the ledger, its result stored elsewhere
+        while not stop.is_set():
+            with session_scope(engine) as session:
+                running = session.query(IngestRunRow).filter_by(status="running").all()
+                for run in running:
+                    finish_ingest_run(session, run_id=run.id)
+                if running:
+                    return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=worker_elsewhere)
+    thread.start()
+    try:
+        with pytest.raises(StackError) as refused:
+            ingest_path(memory_broker, docs, collection="kb", timeout_s=120)
+    finally:
+        stop.set()
+        thread.join()
+    message = str(refused.value)
+    # the ledger's word ended the wait, not the 120 s timeout ("did not finish within")
+    assert "completed in the ledger" in message and "RAGQ_RESULT_BACKEND_URL" in message
+    assert "did not finish" not in message
+
+
+def test_a_backend_address_in_an_error_hides_its_password():
+    from ragq.ingestion.submit import without_password
+
+    assert without_password("redis://:s3cret@10.0.0.5:6379/1") == "redis://:***@10.0.0.5:6379/1"
+    assert without_password("amqp://guest:pw@host//") == "amqp://guest:***@host//"
+    assert without_password("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
