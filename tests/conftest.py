@@ -36,7 +36,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     node ids through an attribute pytest no longer reads)."""
     if hasattr(config, "workerinput"):  # an xdist worker: it must not start workers of its own
         return
-    if config.option.numprocesses is None and _leaves_out_stack_tests(config.option.markexpr):
+    if getattr(config.option, "numprocesses", 0) is None and _leaves_out_stack_tests(config.option.markexpr):
         config.option.numprocesses = "auto"
 
 

@@ -32,7 +32,7 @@ async def list_sources(settings: SettingsDep, caller: CallerDep) -> SourceList:
 
 
 @router.get(SOURCE_PATH, response_model=SourceDetailOut,
-            responses={404: {"model": ErrorOut}})
+            responses={404: {"model": ErrorOut}, 422: {"model": ErrorOut}})
 async def get_source(name: str, settings: SettingsDep, caller: CallerDep) -> SourceDetailOut:
     """One source with its metadata schema: each field's type, description, values, and
     whether it was inferred at ingest (shown, not filtered on until confirmed)."""
