@@ -1,4 +1,4 @@
-"""The HTTP front door (SPEC C16): FastAPI routes that parse, call one submission function,
+"""The HTTP front door: FastAPI routes that parse, call one submission function,
 and shape the answer. Build it with :func:`create_api`; serve it with `ragq serve`."""
 
 from ragq.api.app import create_api

@@ -1,4 +1,4 @@
-"""Prometheus metrics (SPEC C17), collected at scrape time from the ledger and the broker.
+"""Prometheus metrics, collected at scrape time from the ledger and the broker.
 
 Each app has its own registry, so several apps (tests) never share or double-register metrics.
 """

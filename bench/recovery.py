@@ -1,5 +1,5 @@
 """Recovery drill: SIGKILL one process of a running stack in the middle of a batch, let the
-resident supervisor heal it, and measure what the batch went through (SPEC C23).
+resident supervisor heal it, and measure what the batch went through.
 
 Usage:  python bench/recovery.py [--jobs 50] [--faults general,vector,valkey] [--repeat 10]
                                  [--amqp URL --database URL --result-backend URL]

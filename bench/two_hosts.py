@@ -1,7 +1,7 @@
 """Two-host drill: two worker groups with their own host names, as on two machines, on one
 broker and one PostgreSQL ledger, each with its own `ragq sweeper`; SIGKILL one whole group
 (its workers and its sweeper) at about 40 % of a batch, and nothing restarts it. The other
-group's sweeper takes the lease over and resumes what the dead group held (SPEC C23).
+group's sweeper takes the lease over and resumes what the dead group held.
 
 Usage:  python bench/two_hosts.py --postgres URL [--broker URL] [--result-backend URL]
                                   [--jobs 50] [--repeat 1]

@@ -1,4 +1,4 @@
-"""The caches across jobs (SPEC C12): evidence of retrieval requests and plans of questions, on
+"""The caches across jobs: evidence of retrieval requests and plans of questions, on
 the stack's Redis-protocol server with TTLs. A cache never fails a job: a server error is a miss.
 
 Build them with ``ragq.workers.wiring.build_evidence_cache`` / ``build_plan_cache``. An evidence hit

@@ -10,7 +10,7 @@ from ragq.schemas.flow import Plan
 
 
 class EvidenceCache(Protocol):
-    """Evidence of retrieval requests across jobs, keyed by ``retrieval_key`` (SPEC C6, C12).
+    """Evidence of retrieval requests across jobs, keyed by ``retrieval_key``.
 
     A hit is not yet usable: the caller re-checks it with ``orchestration.cache_check.usable``
     and deletes it when the check says no.
@@ -35,8 +35,7 @@ class EvidenceCache(Protocol):
 
 
 class PlanCache(Protocol):
-    """Validated plans across jobs, keyed by normalized question, provider and max_sub_queries
-    (SPEC C4, C12)."""
+    """Validated plans across jobs, keyed by normalized question, provider and max_sub_queries."""
 
     def get(self, question: str, *, provider: str, max_sub_queries: int) -> Plan | None:
         """The cached plan; None on a miss, an unreadable entry or a server failure."""

@@ -1,4 +1,4 @@
-"""Server calls that cannot fail a job (SPEC C12: a cache is an optimisation, never a
+"""Server calls that cannot fail a job (a cache is an optimisation, never a
 dependency). Every vendor error becomes the call's fallback value and one warning line.
 
 After the server is found unreachable, calls are skipped for ``retry_after_s``: a job with

@@ -1,5 +1,5 @@
 """`ragq review list` and `ragq review resolve JOB (--answer FILE | --reject)`: the review
-queue at the command line (SPEC C22). The CLI reads every tenant's queue, as its other readers
+queue at the command line. The CLI reads every tenant's queue, as its other readers
 do, and records its resolutions as ``cli``."""
 
 from __future__ import annotations

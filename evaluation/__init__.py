@@ -1,4 +1,4 @@
-"""`ragq eval`: measuring the flow against a single-shot baseline on a dataset (SPEC C18)."""
+"""`ragq eval`: measuring the flow against a single-shot baseline on a dataset."""
 
 from ragq.evaluation.metrics import percentile, question_row, recall, summarize
 from ragq.evaluation.questions import EvalQuestion, load_questions

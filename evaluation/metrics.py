@@ -1,4 +1,4 @@
-"""Evaluation arithmetic (SPEC C18): recall of gold documents, all-gold rate, answer EM/F1,
+"""Evaluation arithmetic: recall of gold documents, all-gold rate, answer EM/F1,
 cost (per question, per correct answer), tokens, budget exhaustion and latency percentiles — pure
 functions over result records. A question counts as correct when all its gold documents reached
 the final context (all-gold)."""

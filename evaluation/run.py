@@ -107,7 +107,7 @@ def retrievals_by_source(results: list[dict[str, Any]]) -> dict[str, dict[str, f
 
 
 def _agentic_row(question: EvalQuestion, result: dict[str, Any]) -> dict[str, Any]:
-    """The figures of one answered question, read from its result line (SPEC "Formats")."""
+    """The figures of one answered question, read from its result line (docs/formats.md)."""
     usage = result.get("usage") or {}
     return question_row(
         question.gold_doc_ids, question.answers, evidence=result.get("evidence_doc_ids", []),

@@ -1,4 +1,4 @@
-"""The ledger: every batch, job, step, charge and answer of ragq in one SQL database (SPEC C10).
+"""The ledger: every batch, job, step, charge and answer of ragq in one SQL database.
 
 SQLite by default, PostgreSQL by URL. Build an engine with :func:`make_engine` (once per
 process), bring the schema up to date with :func:`upgrade`. The job flow reads and writes

@@ -1,4 +1,4 @@
-"""API keys of tenants (SPEC C16): created once and shown once, stored only as a SHA-256 hash."""
+"""API keys of tenants: created once and shown once, stored only as a SHA-256 hash."""
 
 from __future__ import annotations
 

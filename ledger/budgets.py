@@ -1,4 +1,4 @@
-"""Budget rows and atomic, idempotent charges against them (SPEC C9).
+"""Budget rows and atomic, idempotent charges against them.
 
 A charge is made before the work it pays for. It is one conditional ``UPDATE`` over every
 dimension it pays (the database row lock decides which of two racing tasks takes the last unit)

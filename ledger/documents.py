@@ -1,4 +1,4 @@
-"""The ingest registry: which version of each document a collection holds (SPEC C1, C12)."""
+"""The ingest registry: which version of each document a collection holds."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def current_versions(
     session: Session, *, collection: str, doc_ids: Iterable[str]
 ) -> dict[str, str]:
     """{doc_id: source_version} of the registered documents among ``doc_ids``; unknown ids are
-    absent. What a cached evidence entry is re-checked against (SPEC C12): two columns only, so
+    absent. What a cached evidence entry is re-checked against: two columns only, so
     the check stays cheap on every cache hit."""
     wanted = list(dict.fromkeys(doc_ids))
     found: dict[str, str] = {}

@@ -1,4 +1,4 @@
-"""Ingest runs and their progress counters, bumped by many ingest tasks in parallel (SPEC C1)."""
+"""Ingest runs and their progress counters, bumped by many ingest tasks in parallel."""
 
 from __future__ import annotations
 

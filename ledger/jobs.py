@@ -1,4 +1,4 @@
-"""Batches and jobs: submission, status, cancellation and the end of a job (SPEC C2, C10).
+"""Batches and jobs: submission, status, cancellation and the end of a job.
 
 A job ends exactly once: :func:`finish_job` is a conditional update, so a redelivered finalize
 task neither rewrites the result nor bumps the batch counters twice.

@@ -1,4 +1,4 @@
-"""Time lost to a crashed process is not the jobs' to pay (SPEC C23).
+"""Time lost to a crashed process is not the jobs' to pay.
 
 A job's latency limit is a deadline from its start (``job_budgets.deadline_at``). When the
 resident supervisor has replaced a dead process it knows how long the outage lasted — from the

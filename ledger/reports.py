@@ -1,4 +1,4 @@
-"""Cost reports from the ledger alone (SPEC C10): a job's charges in order, a batch's totals.
+"""Cost reports from the ledger alone: a job's charges in order, a batch's totals.
 
 Pure queries, no printing. A batch report is a handful of ``GROUP BY`` queries over the batch's
 jobs (each grouped by route, joined through the ``jobs(batch_id, …)`` index), never one query per

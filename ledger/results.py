@@ -1,4 +1,4 @@
-"""A job's result line (SPEC "Formats"), rebuilt from the ledger alone, so a result is always
+"""A job's result line (docs/formats.md), rebuilt from the ledger alone, so a result is always
 what the ledger can justify."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The review queue (SPEC C22): jobs escalated to a human, and their resolution.
+"""The review queue: jobs escalated to a human, and their resolution.
 
 A job enters the queue in the transaction that ends it ``needs_review`` (:func:`queue_review`,
 called by the flow's ``FinishJob`` writer): for its batch it has ended. A reviewer's resolution

@@ -1,5 +1,5 @@
 """What each step of a job writes: plan, sub-queries, retrievals and their evidence, checks,
-verdicts, model calls, the answer (SPEC C10).
+verdicts, model calls, the answer.
 
 Every writer is idempotent on the step's natural key (job, round, index, attempt …): a task
 delivered twice finds its first write and returns it, so the ledger never holds duplicates.

@@ -1,4 +1,4 @@
-"""The waiting line: which queued jobs may be sent now (SPEC C2, a backlog as the unit of work).
+"""The waiting line: which queued jobs may be sent now (a backlog is the unit of work).
 
 Queues are first in, first out. Were all 5,000 jobs of a backlog sent at once, every job's
 first step would run before any job's second, and each job's latency limit (its deadline opens

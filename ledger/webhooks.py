@@ -1,4 +1,4 @@
-"""Webhook endpoints, events and delivery attempts (SPEC C15).
+"""Webhook endpoints, events and delivery attempts.
 
 An event is recorded as its first attempt row in the same transaction that ends the job or batch,
 so it exists exactly when the ending does; its ``webhook_id`` is derived from the event, and the

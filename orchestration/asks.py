@@ -1,4 +1,4 @@
-"""A ticket's asks as needs (SPEC C2): the same need stated twice is one ask, and a ticket
+"""A ticket's asks as needs: the same need stated twice is one ask, and a ticket
 holds no more asks than the flow is sized to serve.
 
 Whoever read the ticket (the offline reader or a model), its asks reach the flow through

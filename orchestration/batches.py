@@ -1,4 +1,4 @@
-"""The batch status machine (SPEC C2): what a batch's status becomes when it starts, when one of
+"""The batch status machine: what a batch's status becomes when it starts, when one of
 its jobs ends, and when it is cancelled.
 
 Pure functions of the batch's current status and job counts, so the rules are tested without a

@@ -1,4 +1,4 @@
-"""Budget arithmetic (SPEC C9): which limits a job gets, and how a budget stop is named.
+"""Budget arithmetic: which limits a job gets, and how a budget stop is named.
 
 A job's budget is its route's profile, overridden key by key by the batch's budget and then by
 the ticket's own: a ticket that only says ``max_cost_usd`` keeps every other limit of its route.

@@ -1,4 +1,4 @@
-"""Whether a cached evidence entry may be reused for this requester, now (SPEC C12). Pure: the
+"""Whether a cached evidence entry may be reused for this requester, now. Pure: the
 caller reads the entry from the cache and the current versions from the ledger, and deletes the
 entry when the answer is no.
 

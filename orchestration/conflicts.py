@@ -1,4 +1,4 @@
-"""One subject per contradiction (SPEC C11), the rule every provider applies to what it reports.
+"""One subject per contradiction, the rule every provider applies to what it reports.
 
 Two statements contradict each other only when they say something about the same subject (the
 same product, plan, policy or entity) and give it different values. A catalogue is not a

@@ -1,4 +1,4 @@
-"""Which evidence reaches the answer model, under the context-token budget (SPEC C11).
+"""Which evidence reaches the answer model, under the context-token budget.
 
 Duplicates go first (same chunk, or near-identical text from two documents), then evidence is
 ranked by authority tier and score, every sub-query's best item first: without that, one

@@ -1,4 +1,4 @@
-"""The evidence contract: what a job needs before it may stop as sufficient (SPEC C8).
+"""The evidence contract: what a job needs before it may stop as sufficient.
 
 A model's confidence is a tone, not a fact about the ledger. The contract states the facts the
 plan needs, one requirement per planned sub-query (its *key*), and what each must rest on: how

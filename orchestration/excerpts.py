@@ -1,5 +1,5 @@
 """Cutting a long chunk down to the part that answers, so one chunk cannot spend the context
-budget of several (SPEC C11).
+budget of several.
 
 Chunks are cut by words at ingest, but their token counts differ by an order of magnitude: a
 chunk of pasted JSON or code costs several times a chunk of prose of the same words. Without a

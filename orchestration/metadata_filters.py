@@ -1,5 +1,5 @@
 """Constraints become filters: read from a sub-query, checked against its source's schema, and
-given up when they leave the search with nothing worth reading (issue 37, SPEC C6).
+given up when they leave the search with nothing worth reading (issue 37).
 
 The offline reader works from what the words mean, never from one dataset's phrasing: a
 declared value named in the text restricts its field; a comparison word before a number or a

@@ -1,4 +1,4 @@
-"""Plan validation and layering (SPEC C4): no plan is executed as the planner wrote it.
+"""Plan validation and layering: no plan is executed as the planner wrote it.
 
 A planner (a model or a heuristic) may return cycles, dangling or forward references,
 duplicates, empty sub-queries or more sub-queries than the budget allows. :func:`validate_plan`

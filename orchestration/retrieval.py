@@ -1,4 +1,4 @@
-"""How wide a search goes (SPEC C6)."""
+"""How wide a search goes."""
 
 from __future__ import annotations
 

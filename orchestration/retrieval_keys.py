@@ -1,4 +1,4 @@
-"""The normalized key of a retrieval request (SPEC C6): two requests with the same key would
+"""The normalized key of a retrieval request: two requests with the same key would
 return the same hits, so the key is what dedup and the evidence cache look up."""
 
 from __future__ import annotations

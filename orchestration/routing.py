@@ -1,4 +1,4 @@
-"""Which path a routed question takes, and the default budget knobs of each path (SPEC C3).
+"""Which path a routed question takes, and the default budget knobs of each path.
 
 The mapping is a registry, not an if-chain: adding a question class means adding one entry to
 each dict, and a missing entry fails loudly where the class is looked up.

@@ -1,4 +1,4 @@
-"""When the verify -> follow-up loop ends (SPEC C8).
+"""When the verify -> follow-up loop ends.
 
 Four reasons, checked in this order so the most useful one is reported when several hold:
 the evidence is good enough (``sufficient``), the rounds are used up (``max_iterations``), the

@@ -1,4 +1,4 @@
-"""Fill a dependent sub-query with what its dependencies found (SPEC C5).
+"""Fill a dependent sub-query with what its dependencies found.
 
 A planner writes ``Who founded {0}?``; once sub-query 0 has found ``Ford Motor Company`` the
 dependent searches ``Who founded Ford Motor Company?``. When a dependency found nothing, the

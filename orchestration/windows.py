@@ -1,4 +1,4 @@
-"""The whole ticket, searched whole (SPEC C2): a long text cut into overlapping windows that an
+"""The whole ticket, searched whole: a long text cut into overlapping windows that an
 embedding model reads entirely, and the windows' rankings fused into one.
 
 A sentence embedder reads a bounded number of word pieces (MiniLM: 256) and drops the rest, so a

@@ -1,4 +1,4 @@
-"""Model providers: the role interface and its implementations (SPEC C13)."""
+"""Model providers: the role interface and its implementations."""
 
 from typing import TYPE_CHECKING
 

@@ -1,4 +1,4 @@
-"""The model provider interface: one method per role (SPEC C13).
+"""The model provider interface: one method per role.
 
 Every method returns its pydantic contract and the :class:`Usage` of the call, so the caller can
 charge the budget and write the ledger whatever the provider.

@@ -1,4 +1,4 @@
-"""The roles played in process, without a model, whatever the provider (SPEC C3, C10).
+"""The roles played in process, without a model, whatever the provider.
 
 Routing reads the question's form, and reranking re-scores evidence by signals every search
 already carries (its retrieval score, its similarity to the question, the ask's words). Neither

@@ -212,7 +212,7 @@ class WebhookSendError(WebhookError):
 
 
 class ReviewError(RagqError):
-    """Raised when a review-queue operation is refused (SPEC C22)."""
+    """Raised when a review-queue operation is refused."""
 
 
 class NotAwaitingReviewError(ReviewError):

@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API (SPEC "Contracts"); the OpenAPI document is
+"""Request and response bodies of the HTTP API (docs/http.md); the OpenAPI document is
 generated from these. No I/O."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ COLLECTION_DESCRIPTION = (
     "refused (`unknown_collection`). Not given: RAGQ_COLLECTION when it holds documents, else "
     "every source of the tenant that does.")
 
-# The URL layout of the HTTP API (SPEC "Contracts"), as path templates. Routes are declared with
+# The URL layout of the HTTP API (docs/http.md), as path templates. Routes are declared with
 # them and webhook payloads point at them (``JOB_PATH.format(job_id=...)``), so they cannot drift.
 
 BATCHES_PATH = "/v1/batches"

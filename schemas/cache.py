@@ -1,4 +1,4 @@
-"""What the evidence cache stores (SPEC C12): the hits of one retrieval, stamped with the ACL and
+"""What the evidence cache stores: the hits of one retrieval, stamped with the ACL and
 the document versions they were found under, so a later hit can be re-checked before use.
 
 No I/O here: the cache adapter (:mod:`caches`) writes these as JSON, and the pure check

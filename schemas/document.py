@@ -26,7 +26,7 @@ def acl_labels(value: Iterable[str]) -> tuple[str, ...]:
 
 
 class Document(BaseModel):
-    """One document of the generic JSONL format (SPEC "Formats").
+    """One document of the generic JSONL format (docs/formats.md).
 
     A missing ``source_version`` is derived from the content, so an edited document without an
     explicit version still replaces its old chunks on re-ingest.

@@ -12,7 +12,7 @@ from ragq.schemas.statuses import ModelCallStatus
 
 
 class QuestionClass(StrEnum):
-    """The router's classes (SPEC C3)."""
+    """The router's classes."""
 
     SIMPLE_FACT = "simple_fact"
     PROCEDURAL = "procedural"
@@ -177,7 +177,7 @@ class Finding(_Contract):
 
 
 class SufficiencyVerdict(_Contract):
-    """Does this evidence answer this sub-query? (SPEC C7). One verdict holds what the check
+    """Does this evidence answer this sub-query?. One verdict holds what the check
     settles in one call: the ``finding`` its dependents substitute (and the verifier reads),
     and, when not sufficient, the ``rewrite`` to search next. None where the call gave none."""
 
@@ -197,7 +197,7 @@ class SufficiencyVerdict(_Contract):
 
 
 class Verification(_Contract):
-    """Verifier output (SPEC C8)."""
+    """Verifier output."""
 
     sufficient: bool
     confidence: float = Field(0.0, ge=0.0, le=1.0)

@@ -1,4 +1,4 @@
-"""Cost reports read from the ledger (SPEC C10, C16): one job's charges, one batch's totals.
+"""Cost reports read from the ledger: one job's charges, one batch's totals.
 
 Pure contracts, built by :mod:`ledger.reports` and shaped by the CLI and the API. Money is US
 dollars as ``float`` rounded to 8 decimals (the ledger stores 8); token and call counts are ints.

@@ -22,7 +22,7 @@ class BatchStatus(StrEnum):
 
 
 class JobStatus(StrEnum):
-    """Lifecycle of a job (SPEC, "The life of a job")."""
+    """Lifecycle of a job (docs/architecture.md)."""
 
     QUEUED = "queued"
     ROUTING = "routing"
@@ -67,7 +67,7 @@ class ReviewDecision(StrEnum):
 
 
 class BudgetDimension(StrEnum):
-    """What a budget limits (SPEC C9); ``job_budgets`` has a limit_x/used_x column pair for each."""
+    """What a budget limits; ``job_budgets`` has a limit_x/used_x column pair for each."""
 
     STEPS = "steps"
     RETRIEVAL_CALLS = "retrieval_calls"

@@ -28,7 +28,7 @@ class Task:
     Plain strings, not an enum: Celery takes any object with a ``name`` attribute for a task
     class, and an enum member has one."""
 
-    # the job flow (SPEC "The life of a job")
+    # the job flow (docs/architecture.md)
     ROUTE = "ragq.models.route"
     PLAN = "ragq.models.plan"
     RETRIEVE = "ragq.retrieval.retrieve"

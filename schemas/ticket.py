@@ -1,4 +1,4 @@
-"""Tickets (batch input lines), their budgets, and what a job returns (SPEC "Formats")."""
+"""Tickets (batch input lines), their budgets, and what a job returns (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ PRIORITY_DESCRIPTION = ('"interactive" goes ahead of "bulk" within the tenant\'s
 
 
 class Budget(BaseModel):
-    """Per-job limits; every key optional, unknown keys rejected (SPEC "Formats"). Strict:
+    """Per-job limits; every key optional, unknown keys rejected (docs/formats.md). Strict:
     ``true`` is not 1 and ``"20"`` is not 20, and NaN or infinity is no amount."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)

@@ -1,4 +1,4 @@
-"""Webhook events (SPEC C15): the small JSON body a receiver gets, and how events are named.
+"""Webhook events: the small JSON body a receiver gets, and how events are named.
 
 The body points to the results instead of carrying them. ``webhook-id`` is derived from the
 event type and the entity id, so the same event always gets the same id. Events are built here,

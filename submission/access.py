@@ -1,4 +1,4 @@
-"""Who is asking: a tenant and the ACL its key caps retrieval to (SPEC C16).
+"""Who is asking: a tenant and the ACL its key caps retrieval to.
 
 The CLI acts as the configured tenant without a cap; an API key brings its tenant and its ACL.
 A ticket's ACL is intersected with the cap. The default ACL is one rule: a ticket that names

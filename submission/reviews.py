@@ -1,4 +1,4 @@
-"""The review queue for the front doors (SPEC C22): list the jobs waiting for a human, and
+"""The review queue for the front doors: list the jobs waiting for a human, and
 resolve one with an answer or a rejection.
 
 A reviewer sees a job as its other readers do: another tenant's job is not found. A key whose

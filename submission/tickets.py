@@ -1,5 +1,5 @@
 """Reading a ticket batch: every line becomes a ticket or an error with its line number and
-reason; limits on lines and bytes are enforced up front with a clear message (SPEC C2)."""
+reason; limits on lines and bytes are enforced up front with a clear message."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def parse_lines(lines: Iterable[str | bytes], *, source: str,
 
 @dataclass(frozen=True)
 class Limits:
-    """The submission limits (SPEC C2), from settings."""
+    """The submission limits, from settings."""
 
     max_lines: int
     max_bytes: int

@@ -1,4 +1,4 @@
-"""The job flow's Celery tasks (SPEC "The life of a job"): each starts one step of the runner
+"""The job flow's Celery tasks (docs/architecture.md): each starts one step of the runner
 with its event and does nothing else.
 
 route -> plan -> per layer a chord of [retrieve -> check (-> retrieve …)] -> after_layer ->

@@ -1,4 +1,4 @@
-"""Webhook delivery (SPEC C15): one task per attempt, on the bookkeeping queue.
+"""Webhook delivery: one task per attempt, on the bookkeeping queue.
 
 Events are recorded by the ledger when a job or batch ends; whoever ended it sends their first
 attempts after committing (:func:`ragq.tasks.dispatch.send_webhook_attempts`). An attempt is

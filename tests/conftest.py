@@ -36,7 +36,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     node ids through an attribute pytest no longer reads)."""
     if hasattr(config, "workerinput"):  # an xdist worker: it must not start workers of its own
         return
-    if getattr(config.option, "numprocesses", 0) is None and _leaves_out_stack_tests(config.option.markexpr):
+    unset = getattr(config.option, "numprocesses", 0) is None  # absent under -p no:xdist
+    if unset and _leaves_out_stack_tests(config.option.markexpr):
         config.option.numprocesses = "auto"
 
 

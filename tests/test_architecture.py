@@ -147,3 +147,11 @@ def test_every_import_of_ours_names_the_ragq_namespace():
                  for module, tree in _modules(package) for name in _imports(tree)
                  if name.split(".")[0] in set(PACKAGES) - {"ragq"}]
     assert offenders == []
+
+
+def test_the_code_cites_the_docs_not_a_spec_the_repository_lacks() -> None:
+    """A reader of the clone cannot open the product spec, so a docstring that says "see SPEC
+    C6" says nothing: it states the rule itself or links a page under docs/."""
+    citing = [name for package in PACKAGES for name, _ in _modules(package)
+              if "SPEC" in (ROOT / name).read_text().replace("SPECS", "").replace("SPECIAL", "")]
+    assert citing == []

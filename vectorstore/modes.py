@@ -1,4 +1,4 @@
-"""Dense, sparse and hybrid search, the same way in every adapter (SPEC C6).
+"""Dense, sparse and hybrid search, the same way in every adapter.
 
 Every chunk holds the dense ``text`` and ``title`` vectors and, in collections made since hybrid
 search, the sparse ``terms`` vector (:mod:`orchestration.sparse_terms`; Qdrant's IDF modifier

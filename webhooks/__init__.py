@@ -1,4 +1,4 @@
-"""Webhooks out of ragq (SPEC C15), after Standard Webhooks: signing and verifying, target URL
+"""Webhooks out of ragq, after Standard Webhooks: signing and verifying, target URL
 checks, and the sender adapter. Receivers verify deliveries with :func:`verify_signature`::
 
     from ragq.webhooks import verify_signature

@@ -1,4 +1,4 @@
-"""The resident supervisor `ragq up` leaves running: it restarts what dies, alone (SPEC C23).
+"""The resident supervisor `ragq up` leaves running: it restarts what dies, alone.
 
 Every ``RAGQ_SUPERVISOR_POLL_S`` it checks each recorded process by pid and start time. A dead
 one is started again with its recorded command — the broker on the same port over the same

@@ -1,5 +1,5 @@
 """The recovery sweep: resume every job whose next message was lost, on any broker, from the
-ledger alone (SPEC C23).
+ledger alone.
 
 Every step that hands its job on records that message in the ledger (``jobs.next_step``)
 before sending it. A message can still be lost — a worker killed between commit and send, a

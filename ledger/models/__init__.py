@@ -1,4 +1,4 @@
-"""Every ledger table as a typed SQLAlchemy model, split by the part of the SPEC it records."""
+"""Every ledger table as a typed SQLAlchemy model, split by the part of a job it records."""
 
 from ragq.ledger.models.answers import AnswerRow, CitationRow
 from ragq.ledger.models.base import Base, UTCDateTime, table_of, utcnow

@@ -1,4 +1,4 @@
-"""The answer a job gave and the evidence each claim cites (SPEC C11)."""
+"""The answer a job gave and the evidence each claim cites."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-job budgets and every charge made against them (SPEC C9).
+"""Per-job budgets and every charge made against them.
 
 ``job_budgets`` keeps one ``limit_*``/``used_*`` pair per :class:`BudgetDimension` in a single row,
 so a charge is one conditional ``UPDATE … WHERE used + n <= limit``: the database's row lock makes

@@ -1,4 +1,4 @@
-"""Every call to a model provider, with its tokens, cost and latency (SPEC C10, C13)."""
+"""Every call to a model provider, with its tokens, cost and latency."""
 
 from __future__ import annotations
 

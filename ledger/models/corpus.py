@@ -1,4 +1,4 @@
-"""The ingest registry: which documents each collection holds, at which version (SPEC C1, C12).
+"""The ingest registry: which documents each collection holds, at which version.
 
 ``documents.source_version`` is the current version of a document; cached evidence stamped with
 another version is stale.

@@ -1,4 +1,4 @@
-"""How a job was decomposed and judged: plans, sub-queries and verifier verdicts (SPEC C4, C5, C8).
+"""How a job was decomposed and judged: plans, sub-queries and verifier verdicts.
 
 ``round`` is the verification iteration: round 0 holds the plan's sub-queries, round *n* the
 follow-up queries the verifier asked for after round *n - 1*.
@@ -18,7 +18,7 @@ from ragq.ledger.models.enums import SubQueryOrigin, SubQueryStatus, db_enum
 
 class AskRow(Base):
     """One ask of a job (a plain question is its job's only ask): what it asks, how the reader
-    found it, its route and its validated plan (SPEC C2, C3, C4)."""
+    found it, its route and its validated plan."""
 
     __tablename__ = "asks"
     __table_args__ = (UniqueConstraint("job_id", "index"),)

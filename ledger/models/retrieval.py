@@ -1,4 +1,4 @@
-"""What each search asked, what it found and whether it was enough (SPEC C6, C7, C12).
+"""What each search asked, what it found and whether it was enough.
 
 Together these rows answer "which sub-query found this chunk, at which attempt, from which source
 version" for any piece of evidence, which is what replaying a job needs.

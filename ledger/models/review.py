@@ -1,4 +1,4 @@
-"""The review queue (SPEC C22): a job escalated to a human, and how the human resolved it."""
+"""The review queue: a job escalated to a human, and how the human resolved it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Who asked what: API keys, batches of tickets and the jobs they become (SPEC C2, C3, C16)."""
+"""Who asked what: API keys, batches of tickets and the jobs they become."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Webhook targets and every delivery attempt to them (SPEC C15)."""
+"""Webhook targets and every delivery attempt to them."""
 
 from __future__ import annotations
 

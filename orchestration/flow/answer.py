@@ -1,4 +1,4 @@
-"""The answer (SPEC C9, C11): the context assembled under the token budget, the synthesizer's
+"""The answer: the context assembled under the token budget, the synthesizer's
 answer with its citations, and the job's end.
 
 Synthesis always runs, also for a job out of budget: it answers from what the job found. Every

@@ -1,4 +1,4 @@
-"""Model-role calls as actions: pay before the call, record and settle after it (SPEC C9, C10).
+"""Model-role calls as actions: pay before the call, record and settle after it.
 
 A call reserves its estimated prompt tokens (and a step) under ``{call_key}:pre``; once it
 answered, every attempt it made is recorded and what it really spent beyond the reservation,

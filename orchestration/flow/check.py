@@ -1,4 +1,4 @@
-"""The sufficiency check of one attempt and what follows it (SPEC C6, C7).
+"""The sufficiency check of one attempt and what follows it.
 
 One model call decides it all: the verdict, the finding (what the sub-query found, for its
 dependents and the verifier, with its runners-up) and, when not sufficient, the rewrite.

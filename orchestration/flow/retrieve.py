@@ -1,4 +1,4 @@
-"""Where a sub-query's hits come from (SPEC C5, C6, C9, C12).
+"""Where a sub-query's hits come from.
 
 In order: the ledger, when the job already made the same request (same normalized key) — no
 embedding, a step; the ledger again, when a rewrite says the same as an earlier request that

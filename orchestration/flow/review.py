@@ -1,4 +1,4 @@
-"""Escalation to a human (SPEC C22): whether a job that answered goes to the review queue, and
+"""Escalation to a human: whether a job that answered goes to the review queue, and
 why.
 
 A pure function of the job's snapshot, its draft answer and the status it would end with. Each

@@ -1,5 +1,4 @@
-"""Between layers and rounds: the next layer of the plan, verification, follow-up rounds
-(SPEC C5, C8).
+"""Between layers and rounds: the next layer of the plan, verification, follow-up rounds.
 
 After the plan's searches the evidence contract (:mod:`ragq.orchestration.contract`) is
 checked. A plan of one sub-query met it when its check was sufficient from a cited source: that

@@ -1,4 +1,4 @@
-"""The offline model provider: deterministic, network-free, extractive (SPEC C13).
+"""The offline model provider: deterministic, network-free, extractive.
 
 One module per role (router, planner, sufficiency, rewriter, finder, verifier, synthesizer),
 shared English heuristics in ``lexicon`` and ``structure``; :class:`OfflineProvider` wires them.

@@ -1,4 +1,4 @@
-"""Conflicting evidence (SPEC C11): two sentences from different chunks that say the same thing
+"""Conflicting evidence: two sentences from different chunks that say the same thing
 about the same subject with a different number, date or duration ("refunds within 14 days" vs
 "refunds within 30 days"). Reported, never averaged.
 

@@ -1,4 +1,4 @@
-"""Heuristic decomposition (SPEC C4): comparisons, several questions in one, and nested
+"""Heuristic decomposition: comparisons, several questions in one, and nested
 descriptions become sub-queries; anything else stays one sub-query.
 
 The decomposers form a registry tried in order; the first that recognises the question's shape

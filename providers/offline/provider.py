@@ -1,4 +1,4 @@
-"""The offline provider: every role, deterministic and network-free (SPEC C13).
+"""The offline provider: every role, deterministic and network-free.
 
 Each role is a function in its own module; this class only wires them to the
 :class:`~providers.base.ModelProvider` interface and meters them. Usage token counts are

@@ -1,4 +1,4 @@
-"""A new query for the same need, from a different angle each attempt (SPEC C7): the key terms
+"""A new query for the same need, from a different angle each attempt: the key terms
 alone, then the missing terms emphasised, then names the evidence mentions. A query already
 tried (normalised) is never returned again."""
 

@@ -1,4 +1,4 @@
-"""Heuristic complexity classes from the form of the question (SPEC C3).
+"""Heuristic complexity classes from the form of the question.
 
 Each rule is a named cue with the class it votes for; the first class (in precedence order)
 with a matching cue wins, and the reason lists the cues that fired, so routing can be audited.

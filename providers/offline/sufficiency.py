@@ -1,4 +1,4 @@
-"""Does this evidence answer this sub-query? (SPEC C7) — from two signals that fail
+"""Does this evidence answer this sub-query? — from two signals that fail
 differently: embedding similarity (topical match, blind to a wrong name) and lexical coverage of
 the sub-query's entities and key terms (exact, blind to paraphrase). A missing named entity
 always means "not yet": evidence about another person cannot answer a question about this one.

@@ -1,4 +1,4 @@
-"""Extractive answers with citations (SPEC C11): the sentences of the context that best match
+"""Extractive answers with citations: the sentences of the context that best match
 the question (and each finding of the plan), quoted and cited as they are. Nothing is
 paraphrased, so nothing is invented; ``extractive=True`` says so to the reader."""
 

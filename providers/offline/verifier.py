@@ -1,4 +1,4 @@
-"""Does the evidence, taken together, answer the question? (SPEC C8) — coverage of the
+"""Does the evidence, taken together, answer the question? — coverage of the
 question's entities and key terms across all evidence, plus topical similarity; what is missing
 becomes follow-up queries aimed at exactly that."""
 

@@ -1,4 +1,4 @@
-"""The OpenAI provider: the model roles over the official ``openai`` client (SPEC C13).
+"""The OpenAI provider: the model roles over the official ``openai`` client.
 
 ``transport`` builds the client and owns the retry loop (shared with the embedder);
 ``prompts`` and ``wire`` hold each role's messages and answer shape; ``calls`` runs one role

@@ -1,4 +1,4 @@
-"""The OpenAI provider: every role over chat completions with structured output (SPEC C13).
+"""The OpenAI provider: every role over chat completions with structured output.
 
 Each method pairs the role's prompt (:mod:`.prompts`), its wire model and conversion
 (:mod:`.wire`) and its fallback, and hands them to :class:`~.calls.RoleCaller`. Fallbacks are

@@ -1,5 +1,5 @@
 """Budget charges through the live ``charge_many``: atomic under racing threads, idempotent under
-redelivery, money included, for one dimension and several at once (SPEC C9). Every test runs on
+redelivery, money included, for one dimension and several at once. Every test runs on
 SQLite and, with ``RAGQ_TEST_POSTGRES_URL`` set, on PostgreSQL."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ledger's current versions are what cached evidence is re-checked against (SPEC C12)."""
+"""The ledger's current versions are what cached evidence is re-checked against."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The deadline rule under crashes (SPEC C23): an outage the supervisor recorded moves the
+"""The deadline rule under crashes: an outage the supervisor recorded moves the
 deadline of every open job, so a charge the crash would have refused for ``latency_ms`` is
 granted, while jobs that ended keep theirs. SQLite, and PostgreSQL when offered."""
 

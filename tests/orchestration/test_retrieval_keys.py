@@ -1,4 +1,4 @@
-"""Retrieval keys (SPEC C6): equal exactly for requests that would return the same hits."""
+"""Retrieval keys: equal exactly for requests that would return the same hits."""
 
 from __future__ import annotations
 

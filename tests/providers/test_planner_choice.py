@@ -1,4 +1,4 @@
-"""A choice over a product family against stated requirements (SPEC C4): the family's
+"""A choice over a product family against stated requirements: the family's
 candidates first, then one search per requirement across the family."""
 
 from __future__ import annotations

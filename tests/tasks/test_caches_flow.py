@@ -1,4 +1,4 @@
-"""The evidence cache through real workers (SPEC C12): shared across jobs, never across ACLs,
+"""The evidence cache through real workers: shared across jobs, never across ACLs,
 never past a re-ingest."""
 
 from __future__ import annotations

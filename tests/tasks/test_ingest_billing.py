@@ -1,4 +1,4 @@
-"""Ingest bills its embedding spend to the run (SPEC C1, C9): the tokens the embedder's provider
+"""Ingest bills its embedding spend to the run: the tokens the embedder's provider
 bills for what a batch embedded, priced by ``RAGQ_PRICES``. In-process: the real OpenAI-compatible
 embedder against the loopback fake, Qdrant in memory, a SQLite ledger; no stack."""
 

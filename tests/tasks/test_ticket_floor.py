@@ -1,4 +1,4 @@
-"""The ticket's floor (SPEC C2): the whole ticket, searched in windows, always takes part in
+"""The ticket's floor: the whole ticket, searched in windows, always takes part in
 the context, so what the asks' own searches miss can still reach the answer."""
 
 from __future__ import annotations

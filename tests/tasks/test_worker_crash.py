@@ -1,4 +1,4 @@
-"""A worker killed in the middle of a paid step (SPEC C9, C23): the resident supervisor restarts
+"""A worker killed in the middle of a paid step: the resident supervisor restarts
 it and hands its task to the replacement, the job completes, and the budget is charged once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The stack heals itself (SPEC C23): SIGKILL one of its processes in the middle of a batch of
+"""The stack heals itself: SIGKILL one of its processes in the middle of a batch of
 50 jobs and the resident supervisor restarts it alone; the step that was in flight runs again
 within a minute of the restart, every job ends, none runs out of latency budget because of the
 outage, and the ledger holds nothing twice. On the embedded stack (the broker too) and on

@@ -1,4 +1,4 @@
-"""Two hosts, one dies (SPEC C23): two worker groups with their own host names, as on two
+"""Two hosts, one dies: two worker groups with their own host names, as on two
 machines, on one broker and one PostgreSQL ledger, each with its own `ragq sweeper`. One whole
 group is SIGKILLed at about 40 % of a 50-job batch and nothing restarts it: every job ends, none
 runs out of latency budget, and the ledger holds nothing twice.

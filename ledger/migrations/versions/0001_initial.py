@@ -1,4 +1,4 @@
-"""Initial ledger: every table of SPEC C10, empty.
+"""Initial ledger: every table of the ledger (docs/architecture.md), empty.
 
 Revision ID: 0001
 Revises:

@@ -1,4 +1,4 @@
-"""Faults of the model server and what the provider does about each (SPEC C13): retries with
+"""Faults of the model server and what the provider does about each: retries with
 backoff honouring Retry-After, one repair of unusable output, fallbacks with their reason, and
 no retry at all for a wrong key or an unknown model."""
 
