@@ -17,8 +17,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from amqp.exceptions import RecoverableConnectionError
 from celery import Celery, shared_task
 from celery import Task as CeleryTask
+from kombu.exceptions import OperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ragq.ledger.errors import LedgerUnavailableError
 from ragq.orchestration.flow import (
@@ -44,9 +48,25 @@ log = logging.getLogger(__name__)
 #: a job for longer than a few model calls (each step makes at most one or two).
 IN_PLACE_STEPS = 2
 
+#: The broker or the result backend out of reach mid-step (killed, restarting, a connection
+#: reset): the step's work is either committed in the ledger or not, and the message that
+#: would hand the job on, or the chord's count of it, is what was lost. That is the sweeper's
+#: case (:mod:`ragq.workers.sweeper`), not a failure of the job: seen once in ten SIGKILLs of
+#: the embedded Valkey, a check step whose reply to its chord was cut off failed its job.
+OUTAGES: tuple[type[BaseException], ...] = (
+    RedisConnectionError, RedisTimeoutError, OperationalError, RecoverableConnectionError,
+    ConnectionError)
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the broker or result backend was out of reach, not that the step
+    went wrong (:data:`OUTAGES`)."""
+    return isinstance(exc, OUTAGES)
+
 
 class FlowTask(CeleryTask):
-    """Base of the flow's tasks: run one step; a step that fails for good fails its job.
+    """Base of the flow's tasks: run one step; a step that fails for good fails its job, one
+    cut off from its broker or result backend (:data:`OUTAGES`) leaves it to the sweeper.
 
     A ledger that is out of reach for a while (no connection free in time under a burst of
     steps, a database restarting) is not a failure of the job: its step ran in one transaction
@@ -113,6 +133,11 @@ class FlowTask(CeleryTask):
                    kwargs: dict[str, Any], einfo: Any) -> None:
         job_id = kwargs.get("job_id") or (args[0] if args else None)
         if not isinstance(job_id, str):
+            return
+        if is_outage(exc):
+            log.warning("job=%s: %s lost its broker or result backend (%s: %s); the job stays "
+                        "open and the sweeper resumes it", job_id, self.name,
+                        type(exc).__name__, exc)
             return
         log.error("job=%s failed in %s: %s", job_id, self.name, exc)
         error = {"type": type(exc).__name__, "message": str(exc), "step": self.name}
