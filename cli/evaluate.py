@@ -165,5 +165,5 @@ def evaluate(settings: Settings, dataset: Path, *, limit: int | None, json_out: 
     else:
         print_tables(report, console)
         for written in (json_out, html_out):
-            if written:
-                console.print(f"report written to {written}", highlight=False)
+            if written:  # one line, however long the path: it is copied from here
+                console.print(f"report written to {written}", highlight=False, soft_wrap=True)
