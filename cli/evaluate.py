@@ -148,18 +148,22 @@ def print_tables(report: dict[str, Any], out: Console) -> None:
 
 
 def evaluate(settings: Settings, dataset: Path, *, limit: int | None, json_out: Path | None,
-             as_json: bool, every: int | None = None) -> None:
+             as_json: bool, every: int | None = None, html_out: Path | None = None) -> None:
     """Run the evaluation, following it on the stream the report goes to: stdout for the
     tables (so ``> out.txt`` shows progress while it runs), stderr when stdout carries JSON."""
     from ragq.evaluation import run_eval, write_report
+    from ragq.evaluation.report_html import render_html
 
     with StageProgress(err_console if as_json else console, every=every) as progress:
         report = run_eval(settings, dataset, limit=limit, on_progress=progress.update)
     if json_out:
         write_report(report, json_out)
+    if html_out:
+        html_out.write_text(render_html(report), encoding="utf-8")
     if as_json:
         emit_json(report)
     else:
         print_tables(report, console)
-        if json_out:
-            console.print(f"report written to {json_out}", highlight=False)
+        for written in (json_out, html_out):
+            if written:  # one line, however long the path: it is copied from here
+                console.print(f"report written to {written}", highlight=False, soft_wrap=True)

@@ -292,6 +292,10 @@ def eval_(
         "--progress-every", metavar="N", min=1,
         help="Off a terminal: a progress line every N questions (default: about 20 lines per "
              "run).")] = None,
+    html_file: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE",
+        help="Also write the report as one self-contained HTML page (tables and charts, no "
+             "script, nothing fetched) to FILE.")] = None,
     print_json: Annotated[bool, typer.Option("--print-json", hidden=True)] = False,
 ) -> None:
     """Run a dataset through the real queue beside a single-shot baseline; print the tables.
@@ -302,7 +306,7 @@ def eval_(
     stdout = print_json or json_file == "-"
     json_out = Path(json_file) if json_file not in (None, "-") else None
     evaluate.evaluate(_settings(), dataset, limit=limit, json_out=json_out, as_json=stdout,
-                      every=every)
+                      every=every, html_out=html_file)
 
 
 @app.command()

@@ -120,6 +120,19 @@ def _agentic_row(question: EvalQuestion, result: dict[str, Any]) -> dict[str, An
         review_reasons=(result.get("review") or {}).get("reasons") or ())
 
 
+def per_question_row(custom_id: str, agentic: dict[str, Any], baseline: dict[str, Any]
+                     ) -> dict[str, Any]:
+    """One question's figures in the report (``questions``): what the HTML report plots
+    against each other (model calls against recall, per route), agentic beside baseline."""
+    return {"custom_id": custom_id, "route": agentic["route"], "status": agentic["status"],
+            "model_calls": agentic["model_calls"],
+            "retrieval_calls": agentic["retrieval_calls"],
+            "evidence_recall": agentic["evidence_recall"],
+            "context_recall": agentic["context_recall"], "escalated": agentic["escalated"],
+            "baseline_evidence_recall": baseline["evidence_recall"],
+            "baseline_context_recall": baseline["context_recall"]}
+
+
 def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
              on_progress: Progress | None = None) -> dict[str, Any]:
     """Ingest the corpus (idempotent), answer the questions through the workers, run the
@@ -145,13 +158,16 @@ def run_eval(settings: Settings, dataset: Path, *, limit: int | None = None,
             t.gold_doc_ids, t.answers, evidence=docs, context=docs, answer="",
             retrieval_calls=1, model_calls=0, latency_ms=ms, cost_usd=0.0, route=row["route"]))
     answered = [by_id[t.custom_id] for t in tickets]
+    per_question = [per_question_row(t.custom_id, a, b)
+                    for t, a, b in zip(tickets, agentic_rows, baseline_rows, strict=True)]
     one_each = [{"usage": {"retrieval_calls_by_source": {collection: 1}}} for _ in tickets]
     return {"dataset": str(dataset), "collection": collection, "batch_id": sent.batch_id,
             "context_chunks_mean": sum(sizes.values()) / max(1, len(sizes)),
             "agentic": _by_route(agentic_rows),
             "baseline": _by_route(baseline_rows),
             "sources": {"agentic": retrievals_by_source(answered),
-                        "baseline": retrievals_by_source(one_each)}}
+                        "baseline": retrievals_by_source(one_each)},
+            "questions": per_question}
 
 
 def write_report(report: dict[str, Any], path: Path) -> None:

@@ -108,7 +108,8 @@ def test_off_a_terminal_the_tables_are_laid_out_for_100_columns_not_80() -> None
 
 def test_eval_into_a_file_writes_progress_lines_before_the_tables(stack, tmp_path) -> None:
     """`ragq eval … > out.txt` as a user runs it against a running stack: the file gets the
-    progress lines as the run goes, then the tables; `--json FILE` gets the report."""
+    progress lines as the run goes, then the tables; `--json FILE` gets the report, with a
+    row per question, and `--html FILE` the page of it."""
     import json
     import os
     import subprocess
@@ -121,10 +122,11 @@ def test_eval_into_a_file_writes_progress_lines_before_the_tables(stack, tmp_pat
     for name in ("broker_url", "result_backend_url", "database_url"):
         if getattr(stack.settings, name):
             env[f"RAGQ_{name.upper()}"] = str(getattr(stack.settings, name))
-    out, report = tmp_path / "out.txt", tmp_path / "report.json"
+    out, report, page = tmp_path / "out.txt", tmp_path / "report.json", tmp_path / "r.html"
     with out.open("w") as fh:
         done = subprocess.run([sys.executable, "-m", "ragq.cli", "eval", str(dataset), "--limit",
-                               "4", "--json", str(report), "--progress-every", "2"], env=env,
+                               "4", "--json", str(report), "--progress-every", "2",
+                               "--html", str(page)], env=env,
                               stdout=fh, stderr=subprocess.PIPE, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = out.read_text().splitlines()
@@ -134,7 +136,13 @@ def test_eval_into_a_file_writes_progress_lines_before_the_tables(stack, tmp_pat
     first_table = next(n for n, line in enumerate(lines) if "answer quality" in line)
     assert lines.index(progress[-1]) < first_table
     assert "…" not in out.read_text()
-    assert json.loads(report.read_text())["agentic"]["overall"]["questions"] == 4
+    written = json.loads(report.read_text())
+    assert written["agentic"]["overall"]["questions"] == 4
+    assert len(written["questions"]) == 4
+    assert {q["route"] for q in written["questions"]} <= set(written["agentic"])
+    html = page.read_text()
+    assert 'id="recall-table"' in html and html.count("<circle ") == 4
+    assert f"report written to {page}" in out.read_text()
 
 
 def test_retrieval_calls_are_reported_per_source() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -28,6 +27,7 @@ from ragq.schemas.statuses import BudgetDimension, ChargeOutcome
 from ragq.submission import describe, errors, results, submit_file, wait
 from ragq.workers.client import client_app
 from ragq.workers.wiring import build_evidence_cache, build_ledger_engine, build_plan_cache
+from tests.tasks.carrying import wait_uncarried
 
 BRIDGE_DOCS = [
     {"id": "zephyr", "title": "Zephyr camera",
@@ -194,17 +194,11 @@ def test_cancelling_a_batch_stops_its_open_jobs_and_keeps_finished_results(stack
     finished = [r for r in got if r["status"] == "completed"]
     assert finished and all(r["answer"] for r in finished)
     cancelled_ids = [r["job_id"] for r in got if r["status"] == "cancelled"]
-    # Steps in flight at cancel time may finish; after them nothing new starts, so the
-    # ledger of the cancelled jobs comes to rest (it would keep growing if work went on).
-    deadline, before = time.monotonic() + 60, None
-    while time.monotonic() < deadline:
-        now = {j: ledger_counts(stack.settings, j) for j in cancelled_ids}
-        if now == before:
-            break
-        before = now
-        time.sleep(2)
-    else:
-        raise AssertionError("cancelled jobs kept writing to the ledger")
+    # Steps in flight at cancel time may finish; after them nothing new starts: nothing
+    # carries the cancelled jobs any more (work that went on would keep them queued or held),
+    # so their ledger is final.
+    wait_uncarried(stack.settings, cancelled_ids, timeout_s=120)
+    before = {j: ledger_counts(stack.settings, j) for j in cancelled_ids}
     assert any(c["answers"] == 0 for c in before.values())  # stopped before answering
     # The window kept the last of them waiting: those never started and spent nothing.
     assert any(c["model_calls"] == 0 and c["used_steps"] == 0 for c in before.values())

@@ -91,9 +91,28 @@ def test_a_step_run_in_place_keeps_the_outer_turn() -> None:
 
 
 def test_without_a_limit_waiting_and_steps_do_not_block() -> None:
+    """Eight steps are inside a turn at once (they meet there), nested steps and waits
+    included; a limit would leave some outside, the barrier would time out and say so."""
     turns = StepTurns(None)
-    with turns.step(), turns.step(), turns.waiting():
-        pass
+    inside = threading.Barrier(8, timeout=10)
+    failures: list[BaseException] = []
+
+    def step() -> None:
+        try:
+            with turns.step(), turns.step():
+                inside.wait()
+                with turns.waiting():
+                    inside.wait()
+        except BaseException as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=step, daemon=True) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert not any(t.is_alive() for t in threads)
+    assert failures == []
 
 
 def test_only_a_worker_serving_model_calls_takes_its_process_turns(tmp_path) -> None:
