@@ -31,10 +31,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from ragq.ledger.db import session_scope
 from ragq.ledger.models import TERMINAL_JOB_STATUSES, JobRow, JobStatus, utcnow
 from ragq.ledger.tenants import tenant_shares
-from ragq.orchestration.fair_share import LineState, WaitingJob, claim_order
+from ragq.orchestration.fair_share import Claimed, LineState, WaitingJob, claim_order
 from ragq.schemas.ticket import Priority
 
-__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "jobs_by_tenant",
+__all__ = ["Claimed", "WaitingLine", "claim_due", "claim_next", "has_waiting", "jobs_by_tenant",
            "open_job_count", "waiting_job_count"]
 
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
@@ -79,7 +79,7 @@ def jobs_by_tenant(session: Session) -> dict[str, tuple[int, int]]:
     return dict(sorted(counts.items()))
 
 
-def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[str]:
+def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[Claimed]:
     """:func:`claim_next` in its own transaction, after a read that finds anything to claim at
     all: most endings have no backlog behind them, and a read takes no write lock (SQLite has
     one for the whole ledger)."""
@@ -100,9 +100,9 @@ def has_waiting(session: Session, line: WaitingLine, *, now: datetime | None = N
 
 
 def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = None
-               ) -> list[str]:
-    """Mark the jobs to send now as sent; returns their ids, lost sends first, then the waiting
-    jobs the window has room for (all of them when it has no limit), chosen by fair share."""
+               ) -> list[Claimed]:
+    """Mark the jobs to send now as sent; returns them, lost sends first, then the waiting jobs
+    the window has room for (all of them when it has no limit), chosen by fair share."""
     session.connection()  # SQLite: BEGIN IMMEDIATE, the write lock, taken here
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
@@ -110,19 +110,25 @@ def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = No
     lost = _lost_sends(session, now - line.resend_after)
     open_ = _open_jobs(session)
     room = None if line.window is None else max(0, line.window - sum(open_.values()))
-    waiting = [] if room == 0 else claim_order(_line_state(session, room, open_))
+    waiting: list[Claimed] = []
+    if room != 0:
+        state = _line_state(session, room, open_)
+        priority = {job.job_id: job.priority for job in state.waiting}
+        waiting = [Claimed(id_, priority[id_]) for id_ in claim_order(state)]
     claimed = [*lost, *waiting]
     if claimed:
-        session.execute(update(JobRow).where(JobRow.id.in_(claimed)).values(dispatched_at=now))
+        session.execute(update(JobRow).where(JobRow.id.in_([c.job_id for c in claimed]))
+                        .values(dispatched_at=now))
     return claimed
 
 
-def _lost_sends(session: Session, before: datetime) -> list[str]:
+def _lost_sends(session: Session, before: datetime) -> list[Claimed]:
     """Jobs sent before ``before`` that never started: their route step was lost."""
-    return list(session.scalars(
-        select(JobRow.id).where(JobRow.status == JobStatus.QUEUED,
-                                JobRow.dispatched_at < before, JobRow.started_at.is_(None))
-        .order_by(*_LINE_ORDER)))
+    return [Claimed(id_, Priority(priority)) for id_, priority in session.execute(
+        select(JobRow.id, JobRow.priority).where(JobRow.status == JobStatus.QUEUED,
+                                                 JobRow.dispatched_at < before,
+                                                 JobRow.started_at.is_(None))
+        .order_by(*_LINE_ORDER))]
 
 
 def _open_jobs(session: Session) -> dict[tuple[str, str | None], int]:

@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from ragq.schemas.ticket import Priority
 
-__all__ = ["LineState", "TenantShare", "WaitingJob", "claim_order"]
+__all__ = ["Claimed", "LineState", "TenantShare", "WaitingJob", "claim_order"]
 
 Lane = tuple[str, str | None]  # (tenant, batch id; None: a job outside any batch)
 
@@ -57,6 +58,15 @@ class WaitingJob:
     tenant: str
     batch_id: str | None
     priority: Priority = Priority.BULK
+
+
+class Claimed(NamedTuple):
+    """A job a claim marked sent: whoever claimed it sends its route step, with the broker
+    priority its ``priority`` gives (docs/fair-share.md#priority), so an interactive job's
+    first step does not wait behind the bulk jobs already sent."""
+
+    job_id: str
+    priority: Priority
 
 
 @dataclass(frozen=True)

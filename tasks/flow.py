@@ -88,7 +88,7 @@ class FlowTask(CeleryTask):
         in_place = IN_PLACE_STEPS
         if layer is not None and outcome.then is None and isinstance(event, RetrieveDue | CheckDue):
             dispatcher = CeleryDispatcher(self.app, keep_for=job_id)
-            dispatcher.enqueue(job_id, Task.AFTER_LAYER, (event.round, layer))
+            dispatcher.enqueue(job_id, Task.AFTER_LAYER, (event.round, layer), outcome.priority)
             in_place += 1  # the layer's end is the chord body's task, which ran IN_PLACE_STEPS
         for _ in range(in_place):
             if (kept := dispatcher.take_local()) is None:
@@ -99,7 +99,8 @@ class FlowTask(CeleryTask):
         dispatcher.send_kept()
         if outcome.then is not None:
             then = outcome.then
-            hop = pipeline_signature(self.app, then.task, job_id, then.args, layer)
+            hop = pipeline_signature(self.app, then.task, job_id, then.args, layer,
+                                     outcome.priority)
             if layer is None:  # a chord waits on this task's id: the next hop takes its place
                 raise self.replace(hop)
             # A lone pipeline has no chord to keep a place in, so its next hop is simply sent.
