@@ -32,7 +32,7 @@ from ragq.orchestration.flow import (
     SynthesizeDue,
     VerifyDue,
 )
-from ragq.schemas.tasks import Queue, Task
+from ragq.schemas.tasks import MAX_PRIORITY, Queue, Task
 from ragq.tasks.dispatch import CeleryDispatcher, consumed_queues, pipeline_signature
 from ragq.tasks.runner import EVENTS, Runner
 from ragq.tasks.runtime import Resources, resources
@@ -75,9 +75,11 @@ class FlowTask(CeleryTask):
         task's message is delivered again (acks late) and decides again from the ledger, which
         sends the same next step again; and the supervisor resumes a job whose recorded next
         step nothing carries (:mod:`ragq.workers.stalls`). The step runs on one of its
-        process's turns (:func:`step_turns`)."""
+        process's turns (:func:`step_turns`), ahead of the bulk steps waiting for one when its
+        message came with the interactive priority."""
         process = resources(self)
-        with step_turns(self.app, process).step():
+        priority = (self.request.delivery_info or {}).get("priority")
+        with step_turns(self.app, process).step(first=priority == MAX_PRIORITY):
             return self._step(process.runner, job_id, event, layer)
 
     def _step(self, runner: Runner, job_id: str, event: Event, layer: int | None

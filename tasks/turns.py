@@ -7,13 +7,48 @@ write turn was switched out every 5 ms behind dozens of others, and every writer
 it (64 jobs at 200 ms: 10% more wall time without turns). With turns, at most ``size`` steps of
 the process run their Python at once; a step gives its turn up while it waits on the model
 server and takes one again when the answer is back.
+
+An interactive job's step takes the next free turn ahead of every bulk step waiting for one
+(docs/fair-share.md#priority): its message went ahead of the backlog's on the broker, and it
+should not then wait behind hundreds of the backlog's threads for the GIL. Among steps of one
+priority, turns go first come, first served; a freed turn is handed to its next holder
+directly, so a release wakes one thread, not all of them.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+
+class _Turns:
+    """``size`` turns; a waiter for one is served before every waiter that is not ``first``."""
+
+    def __init__(self, size: int):
+        self._free = size
+        self._lock = threading.Lock()
+        self._first: deque[threading.Lock] = deque()
+        self._rest: deque[threading.Lock] = deque()
+
+    def acquire(self, first: bool) -> None:
+        with self._lock:
+            if self._free:  # a free turn means nobody waits: a release hands turns over
+                self._free -= 1
+                return
+            handed = threading.Lock()
+            handed.acquire()
+            (self._first if first else self._rest).append(handed)
+        handed.acquire()  # released by the step that hands its turn to this one
+
+    def release(self) -> None:
+        with self._lock:
+            waiting = self._first or self._rest
+            if waiting:
+                waiting.popleft().release()
+            else:
+                self._free += 1
 
 
 class StepTurns:
@@ -21,20 +56,21 @@ class StepTurns:
     running a flow on its own, as tests and benches do)."""
 
     def __init__(self, size: int | None):
-        self._turns = threading.BoundedSemaphore(size) if size is not None else None
+        self._turns = _Turns(size) if size is not None else None
         self._held = threading.local()
 
     def _holds(self) -> bool:
         return bool(getattr(self._held, "turn", False))
 
     @contextmanager
-    def step(self) -> Iterator[None]:
-        """Run a step on a turn (a step run in place inside another keeps the outer's)."""
+    def step(self, *, first: bool = False) -> Iterator[None]:
+        """Run a step on a turn (a step run in place inside another keeps the outer's);
+        ``first``: an interactive job's step, served ahead of the others waiting."""
         if self._turns is None or self._holds():
             yield
             return
-        self._turns.acquire()
-        self._held.turn = True
+        self._turns.acquire(first)
+        self._held.turn, self._held.first = True, first
         try:
             yield
         finally:
@@ -43,7 +79,8 @@ class StepTurns:
 
     @contextmanager
     def waiting(self) -> Iterator[None]:
-        """Wait (on the model server) without a turn, and take one again after."""
+        """Wait (on the model server) without a turn, and take one again after (as the step
+        took its first: ahead of the others for an interactive job's)."""
         if self._turns is None or not self._holds():
             yield
             return
@@ -52,5 +89,5 @@ class StepTurns:
         try:
             yield
         finally:
-            self._turns.acquire()
+            self._turns.acquire(bool(getattr(self._held, "first", False)))
             self._held.turn = True

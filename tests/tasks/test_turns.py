@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from ragq.schemas.tasks import Queue
 from ragq.tasks.flow import step_turns
@@ -127,3 +128,54 @@ def test_only_a_worker_serving_model_calls_takes_its_process_turns(tmp_path) -> 
     finished = ran.is_set()  # before the turn is given back: it did not wait for it
     release.set()
     assert finished
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, "the threads never queued for a turn"
+        time.sleep(0.001)
+
+
+def test_an_interactive_step_takes_the_next_free_turn_ahead_of_bulk_steps_waiting() -> None:
+    """Three bulk steps wait for the one turn, then an interactive one: it runs first when the
+    turn frees, then the bulk ones in the order they came; back from the model, it takes the
+    next free turn ahead of them again."""
+    turns = StepTurns(1)
+    order: list[str] = []
+    release, answered, go_on = threading.Event(), threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with turns.step():
+            assert release.wait(timeout=30)
+
+    def step(name: str, first: bool) -> None:
+        with turns.step(first=first):
+            order.append(name)
+            if first:
+                with turns.waiting():  # on the model: bulk0 takes the turn meanwhile
+                    assert answered.wait(timeout=30)
+                order.append("interactive again")
+            else:
+                assert go_on.wait(timeout=30)
+
+    queued = turns._turns
+    assert queued is not None
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    _until(lambda: queued._free == 0)
+    for n in range(3):
+        threads.append(threading.Thread(target=step, args=(f"bulk{n}", False)))
+        threads[-1].start()
+        _until(lambda n=n: len(queued._rest) == n + 1)
+    threads.append(threading.Thread(target=step, args=("interactive", True)))
+    threads[-1].start()
+    _until(lambda: len(queued._first) == 1)
+    release.set()
+    _until(lambda: order == ["interactive", "bulk0"])
+    answered.set()
+    _until(lambda: len(queued._first) == 1)  # back, waiting for bulk0's turn
+    go_on.set()
+    for t in threads:
+        t.join(timeout=30)
+    assert order == ["interactive", "bulk0", "interactive again", "bulk1", "bulk2"]
