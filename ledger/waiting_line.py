@@ -49,6 +49,8 @@ class WaitingLine:
 
     window: int | None
     resend_after: timedelta
+    reserve: int = 0
+    """Places past the window that only interactive jobs may take (docs/fair-share.md)."""
 
 
 def open_job_count(session: Session) -> int:
@@ -109,10 +111,13 @@ def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = No
     now = now or utcnow()  # once the lock is held: no earlier than the ending that made room
     lost = _lost_sends(session, now - line.resend_after)
     open_ = _open_jobs(session)
-    room = None if line.window is None else max(0, line.window - sum(open_.values()))
+    total = sum(open_.values())
+    room = None if line.window is None else max(0, line.window - total)
+    reserve = 0 if line.window is None else max(0, min(line.reserve,
+                                                       line.window + line.reserve - total))
     waiting: list[Claimed] = []
-    if room != 0:
-        state = _line_state(session, room, open_)
+    if room != 0 or reserve:
+        state = _line_state(session, room, reserve, open_)
         priority = {job.job_id: job.priority for job in state.waiting}
         waiting = [Claimed(id_, priority[id_]) for id_ in claim_order(state)]
     claimed = [*lost, *waiting]
@@ -140,13 +145,13 @@ def _open_jobs(session: Session) -> dict[tuple[str, str | None], int]:
     return {(tenant, batch_id): int(n) for tenant, batch_id, n in rows}
 
 
-def _line_state(session: Session, room: int | None, open_: dict[tuple[str, str | None], int]
-                ) -> LineState:
+def _line_state(session: Session, room: int | None, reserve: int,
+                open_: dict[tuple[str, str | None], int]) -> LineState:
     """What the fair share decides on: the waiting jobs (of each lane, a tenant's batch and
-    priority, only the ``room`` oldest, as no more of them can go now), the ``open_`` jobs per
-    tenant and batch, and the tenants' shares. One read of the lanes, then one per lane, each an
-    ordered range of ``ix_jobs_waiting_line``: a claim reads about ``room`` rows per lane
-    whatever the backlog behind them."""
+    priority, only the ``room`` + ``reserve`` oldest, as no more of them can go now), the
+    ``open_`` jobs per tenant and batch, and the tenants' shares. One read of the lanes, then
+    one per lane, each an ordered range of ``ix_jobs_waiting_line``: a claim reads about
+    ``room`` rows per lane whatever the backlog behind them."""
     lanes = session.execute(select(JobRow.tenant, JobRow.batch_id, JobRow.priority)
                             .where(JobRow.status == JobStatus.QUEUED).distinct()).all()
     heads: list[tuple[datetime, int, str, WaitingJob]] = []
@@ -155,9 +160,9 @@ def _line_state(session: Session, room: int | None, open_: dict[tuple[str, str |
             JobRow.status == JobStatus.QUEUED, JobRow.tenant == tenant,
             JobRow.batch_id.is_(None) if batch_id is None else JobRow.batch_id == batch_id,
             JobRow.priority == priority, JobRow.dispatched_at.is_(None))
-            .order_by(*_LINE_ORDER).limit(room))
+            .order_by(*_LINE_ORDER).limit(None if room is None else room + reserve))
         heads += [(created, -1 if position is None else position, id_,
                    WaitingJob(id_, tenant, batch_id, Priority(priority)))
                   for created, position, id_ in session.execute(query)]
     return LineState([head[3] for head in sorted(heads, key=lambda h: h[:3])], open_,
-                     tenant_shares(session), room)
+                     tenant_shares(session), room, reserve)

@@ -189,3 +189,19 @@ def test_a_claim_carries_each_jobs_priority_a_lost_send_too(engine: Engine):
     with session_scope(engine) as session:
         again = claim_next(session, LINE, now=later)
     assert sorted(again) == sorted(first)
+
+
+def test_interactive_jobs_take_the_reserve_past_a_full_window_and_bulk_ones_do_not(
+        engine: Engine):
+    line = WaitingLine(window=3, resend_after=timedelta(minutes=10), reserve=2)
+    backlog = tenant_jobs(engine, "a", 10)
+    assert claim(engine, line) == backlog[:3]  # the window is full
+    asked = tenant_jobs(engine, "b", 3, batch=False, priority="interactive")
+    assert claim(engine, line) == asked[:2]  # the reserve: two places, now in use
+    assert claim(engine, line) == []
+    finish(engine, asked[0])  # a reserved place frees: the third interactive job takes it
+    assert claim(engine, line) == [asked[2]]
+    finish(engine, backlog[0])
+    finish(engine, asked[1])
+    finish(engine, asked[2])  # nothing interactive waits: the window's places go to bulk
+    assert claim(engine, line) == [backlog[3]]
