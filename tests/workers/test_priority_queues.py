@@ -23,6 +23,7 @@ from ragq.schemas.ticket import Priority
 from ragq.tasks.dispatch import CeleryDispatcher
 from ragq.workers.app import create_app
 from ragq.workers.priority_queues import ensure_priority_queues, queue_arguments
+from ragq.workers.queues import route_task
 from ragq.workers.stalls import queued_job_ids
 from tests.conftest import AMQP_URL
 from tests.fakes.broker import memory_settings
@@ -33,13 +34,6 @@ needs_rabbitmq = pytest.mark.skipif(not AMQP_URL,
 
 def _app(tmp_path: Path, broker_url: str) -> Celery:
     return create_app(memory_settings(tmp_path, broker_url=broker_url), include_tasks=False)
-
-
-def _purge(app: Celery) -> None:
-    with app.connection_for_write() as connection:
-        for queue in app.conf.task_queues:
-            queue(connection.default_channel).declare()
-            queue(connection.default_channel).purge()
 
 
 def _taken_in_order(app: Celery, queue: str, count: int) -> list[str]:
@@ -69,12 +63,21 @@ def broker_app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Celer
         assert AMQP_URL
         url = AMQP_URL
     app = _app(tmp_path, url)
+    # Queues of this test's own: a worker of another stack on the same broker (the session's
+    # RabbitMQ stack) must not take what the test sends before the test reads it.
+    prefix = f"priority-{uuid.uuid4().hex[:8]}."
+    app.conf.task_queues = [KombuQueue(prefix + q.value, routing_key=prefix + q.value,
+                                       queue_arguments=queue_arguments()) for q in Queue]
+    app.conf.task_routes = (lambda name, *_a, **_k:
+                            {"queue": prefix + route_task(name, None, None, None)["queue"]},)
+    app.amqp.queues = app.amqp.Queues(app.conf.task_queues)
     ensure_priority_queues(app)
-    _purge(app)
     try:
         yield app
     finally:
-        _purge(app)
+        with app.connection_for_write() as connection:  # RabbitMQ keeps queues: delete them
+            for queue in app.conf.task_queues:
+                queue.bind(connection.default_channel).delete()
 
 
 def test_a_worker_takes_the_interactive_step_before_the_bulk_backlog(broker_app: Celery):
@@ -83,7 +86,8 @@ def test_a_worker_takes_the_interactive_step_before_the_bulk_backlog(broker_app:
         dispatcher.enqueue(f"bulk_{n}", Task.ROUTE, ())
     dispatcher.enqueue("interactive", Task.ROUTE, (), Priority.INTERACTIVE)
     dispatcher.enqueue("bulk_last", Task.ROUTE, (), Priority.BULK)
-    taken = _taken_in_order(broker_app, Queue.MODELS.value, 22)
+    (models,) = [q.name for q in broker_app.conf.task_queues if q.name.endswith(".models")]
+    taken = _taken_in_order(broker_app, models, 22)
     assert taken[0] == "interactive"
     assert taken[1:] == [*(f"bulk_{n}" for n in range(20)), "bulk_last"]  # in send order
 
