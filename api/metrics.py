@@ -17,6 +17,7 @@ from prometheus_client.registry import Collector
 from ragq.ledger import metrics_snapshot, session_scope
 from ragq.schemas.statuses import JobStatus
 from ragq.settings import Settings
+from ragq.workers.broker_transport import priority_lists
 from ragq.workers.queues import Queue
 from ragq.workers.stack_state import effective_broker_url
 
@@ -40,10 +41,18 @@ def queue_depths(broker_url: str | None) -> dict[str, int]:
 
 
 def _redis_depths(broker_url: str) -> dict[str, int]:
+    """A queue's messages are in one list per priority step (:mod:`ragq.workers.broker_transport`):
+    its depth is their sum."""
     try:
         client = redis.Redis.from_url(broker_url, socket_timeout=1, socket_connect_timeout=1)
         with client:
-            return {q.value: int(client.llen(q.value)) for q in Queue}
+            pipe = client.pipeline(transaction=False)
+            for queue in Queue:
+                for name in priority_lists(queue.value):
+                    pipe.llen(name)
+            sizes = iter(pipe.execute())
+            return {q.value: sum(int(next(sizes)) for _ in priority_lists(q.value))
+                    for q in Queue}
     except redis.RedisError as exc:
         log.warning("queue depth unavailable from the Redis broker: %s", exc)
         return {}

@@ -59,14 +59,14 @@ def main() -> None:
                             tenant=f"t{t}", collection="c", question="q?", acl=["public"])
                 start_batch(session, batch_id=batch.id)
         line = WaitingLine(args.window, timedelta(minutes=10))
-        open_jobs = list(claim_due(engine, line))
+        open_jobs = [c.job_id for c in claim_due(engine, line)]
         times = []
         for _ in range(args.claims):
             with session_scope(engine) as session:
                 finish_job(session, job_id=open_jobs.pop(0), status=JobStatus.COMPLETED,
                            result={})
             started = time.perf_counter()
-            open_jobs += claim_due(engine, line)
+            open_jobs += [c.job_id for c in claim_due(engine, line)]
             times.append((time.perf_counter() - started) * 1000)
         engine.dispose()
     times.sort()

@@ -76,6 +76,7 @@ from ragq.ledger.views import (
     ping,
 )
 from ragq.ledger.waiting_line import (
+    Claimed,
     WaitingLine,
     claim_due,
     claim_next,
@@ -121,6 +122,7 @@ __all__ = [
     "record_input_error",
     "start_batch",
     # the waiting line of a backlog
+    "Claimed",
     "WaitingLine",
     "claim_due",
     "claim_next",

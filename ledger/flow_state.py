@@ -45,6 +45,7 @@ from ragq.orchestration.flow import (
 from ragq.schemas.flow import Evidence, Plan, QuestionClass, SourceProfile, Strategy
 from ragq.schemas.metadata import MetadataSchema
 from ragq.schemas.statuses import BudgetDimension, ChargeOutcome, JobStatus
+from ragq.schemas.ticket import Priority
 
 _JOB_ID: BindParameter[str] = bindparam("job_id")
 _JOBS, _BATCHES, _PLANS = table_of(JobRow), table_of(BatchRow), table_of(PlanRow)
@@ -55,6 +56,7 @@ _VERDICTS = table_of(VerificationRow)
 
 _JOB = (select(_JOBS.c.id, _JOBS.c.question, _JOBS.c.collection, _JOBS.c.acl, _JOBS.c.status,
                _JOBS.c.route, _JOBS.c.metadata.label("meta"), _JOBS.c.reading, _JOBS.c.tenant,
+               _JOBS.c.priority,
                _BATCHES.c.budget.label("batch_budget"), _PLANS.c.plan.label("plan"),
                _PLANS.c.strategy)
         .outerjoin(_BATCHES, _BATCHES.c.id == _JOBS.c.batch_id)
@@ -118,6 +120,7 @@ def load_state(conn: Connection, *, job_id: str, config: FlowConfig) -> JobState
         evidence=_evidence(conn, bound), verifications=_verifications(conn, bound),
         sources=_sources(conn, job.tenant, meta.get("sources") or ()),
         schemas=_schemas(conn, job.tenant, meta.get("sources") or (job.collection,)),
+        priority=Priority(job.priority),
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from ragq.ledger.results import AnswerView, ask_results, compose_result, review_summary
 from ragq.orchestration.budgets import blocking_dimension, deadline_of, limits_of
+from ragq.orchestration.fair_share import Claimed
 from ragq.orchestration.flow import (
     Action,
     AskState,
@@ -64,7 +65,7 @@ from ragq.schemas.statuses import (
     ModelCallStatus,
     SubQueryStatus,
 )
-from ragq.schemas.ticket import ResultUsage
+from ragq.schemas.ticket import Priority, ResultUsage
 
 Clock = Callable[[], datetime]
 
@@ -91,6 +92,7 @@ class MemoryJob:
     created_at: datetime
     custom_id: str | None = None
     batch_budget: dict[str, Any] | None = None
+    priority: Priority = Priority.BULK
     status: JobStatus = JobStatus.QUEUED
     route: str | None = None
     question_class: str | None = None
@@ -142,12 +144,13 @@ class MemoryLedger:
     def add_job(self, question: str, *, collection: str = "default",
                 acl: Sequence[str] = ("public",), meta: Mapping[str, Any] | None = None,
                 custom_id: str | None = None,
-                batch_budget: Mapping[str, Any] | None = None) -> str:
+                batch_budget: Mapping[str, Any] | None = None,
+                priority: Priority = Priority.BULK) -> str:
         """A queued job, as a submission records it; returns its id."""
         job_id = self.new_id("job")
         self.jobs[job_id] = MemoryJob(job_id, question, collection, tuple(acl), dict(meta or {}),
                                       self._clock(), custom_id,
-                                      dict(batch_budget) if batch_budget else None)
+                                      dict(batch_budget) if batch_budget else None, priority)
         return job_id
 
     # --- the flow's port -------------------------------------------------------------------
@@ -169,7 +172,8 @@ class MemoryLedger:
                 verifications=tuple(sorted(job.verifications.values(), key=lambda v: v.round)),
                 sources=self._profiles(job.meta.get("sources") or ()),
                 schemas={n: self.schemas[n] for n in job.meta.get("sources") or (job.collection,)
-                         if n in self.schemas})
+                         if n in self.schemas},
+                priority=job.priority)
 
     def refresh(self, state: JobState) -> JobState:
         with self._lock:
@@ -200,7 +204,7 @@ class MemoryLedger:
     def pending_webhooks(self, job_id: str) -> list[str]:
         return []  # the in-memory ledger records no webhook endpoints
 
-    def claim_next(self) -> list[str]:
+    def claim_next(self) -> list[Claimed]:
         return []  # its jobs are started by whoever added them; none wait unsent
 
     def now(self) -> datetime:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from ragq.orchestration.fair_share import Claimed
 from ragq.orchestration.flow import Action, FlowConfig, JobState
 from ragq.schemas.statuses import BudgetDimension
 
@@ -48,8 +49,8 @@ class FlowLedger(Protocol):
         """Webhook ids of the unsent events of the job and of its batch."""
         ...
 
-    def claim_next(self) -> list[str]:
-        """Ids of the waiting jobs the window of open jobs now has room for, marked sent in a
-        committed transaction: their route steps are the caller's to send (see
+    def claim_next(self) -> list[Claimed]:
+        """The waiting jobs the window of open jobs now has room for (with their priorities),
+        marked sent in a committed transaction: their route steps are the caller's to send (see
         :mod:`ragq.ledger.waiting_line`)."""
         ...

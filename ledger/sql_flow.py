@@ -16,6 +16,7 @@ from ragq.ledger.flow_writes import write
 from ragq.ledger.jobs import get_job
 from ragq.ledger.waiting_line import WaitingLine, claim_due
 from ragq.ledger.webhooks import first_attempts
+from ragq.orchestration.fair_share import Claimed
 from ragq.orchestration.flow import Action, FlowConfig, JobState
 from ragq.schemas.statuses import BudgetDimension
 
@@ -63,5 +64,5 @@ class SqlFlowLedger:
             batch_id = get_job(session, job_id=job_id).batch_id
             return first_attempts(session, job_ids=[job_id], batch_id=batch_id)
 
-    def claim_next(self) -> list[str]:
+    def claim_next(self) -> list[Claimed]:
         return [] if self._line is None else claim_due(self._sessions, self._line)

@@ -25,6 +25,7 @@ from ragq.ledger.models import BudgetChargeRow, JobRow, SubQueryRow, utcnow
 from ragq.orchestration.flow import Enqueue, EnqueueLayer
 from ragq.schemas.statuses import JobStatus, SubQueryStatus
 from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Priority
 
 #: A job in one of these is under way: started, not ended.
 UNDER_WAY = (JobStatus.ROUTING, JobStatus.PLANNING, JobStatus.RETRIEVING,
@@ -72,6 +73,8 @@ class IdleJob:
     again: bool = False
     """The sweep's own resumption is the last thing that moved it: the step sent then did not
     move the job, so this is the same stall, not a new outage (its deadline moved already)."""
+    priority: Priority = Priority.BULK
+    """The job's priority: its message is sent again with the broker priority it gives."""
 
 
 def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
@@ -84,7 +87,7 @@ def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
     cutoff = now - timedelta(seconds=idle_s)
     jobs = session.execute(
         select(JobRow.id, JobRow.status, JobRow.next_step, JobRow.started_at,
-               JobRow.dispatched_at, JobRow.resumed_at)
+               JobRow.dispatched_at, JobRow.resumed_at, JobRow.priority)
         .where(_OPEN_AND_SENT,
                (JobRow.resumed_at.is_(None)) | (JobRow.resumed_at < cutoff))).all()
     from_route = (JobStatus.QUEUED, JobStatus.ROUTING)
@@ -104,7 +107,7 @@ def idle_jobs(session: Session, *, idle_s: float, now: datetime | None = None
             since = (now - last).total_seconds() if last else float("inf")
             step = step_of(job.next_step) if job.next_step else Enqueue(Task.ROUTE, ())
             again = job.resumed_at is not None and last == job.resumed_at
-            idle.append(IdleJob(job.id, step, since, again))
+            idle.append(IdleJob(job.id, step, since, again, Priority(job.priority)))
     return sorted(idle, key=lambda j: -j.idle_s)
 
 

@@ -31,10 +31,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from ragq.ledger.db import session_scope
 from ragq.ledger.models import TERMINAL_JOB_STATUSES, JobRow, JobStatus, utcnow
 from ragq.ledger.tenants import tenant_shares
-from ragq.orchestration.fair_share import LineState, WaitingJob, claim_order
+from ragq.orchestration.fair_share import Claimed, LineState, WaitingJob, claim_order
 from ragq.schemas.ticket import Priority
 
-__all__ = ["WaitingLine", "claim_due", "claim_next", "has_waiting", "jobs_by_tenant",
+__all__ = ["Claimed", "WaitingLine", "claim_due", "claim_next", "has_waiting", "jobs_by_tenant",
            "open_job_count", "waiting_job_count"]
 
 _OPEN = [s for s in JobStatus if s not in TERMINAL_JOB_STATUSES]
@@ -49,6 +49,8 @@ class WaitingLine:
 
     window: int | None
     resend_after: timedelta
+    reserve: int = 0
+    """Places past the window that only interactive jobs may take (docs/fair-share.md)."""
 
 
 def open_job_count(session: Session) -> int:
@@ -79,7 +81,7 @@ def jobs_by_tenant(session: Session) -> dict[str, tuple[int, int]]:
     return dict(sorted(counts.items()))
 
 
-def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[str]:
+def claim_due(bind: Engine | sessionmaker[Session], line: WaitingLine) -> list[Claimed]:
     """:func:`claim_next` in its own transaction, after a read that finds anything to claim at
     all: most endings have no backlog behind them, and a read takes no write lock (SQLite has
     one for the whole ledger)."""
@@ -100,29 +102,38 @@ def has_waiting(session: Session, line: WaitingLine, *, now: datetime | None = N
 
 
 def claim_next(session: Session, line: WaitingLine, *, now: datetime | None = None
-               ) -> list[str]:
-    """Mark the jobs to send now as sent; returns their ids, lost sends first, then the waiting
-    jobs the window has room for (all of them when it has no limit), chosen by fair share."""
+               ) -> list[Claimed]:
+    """Mark the jobs to send now as sent; returns them, lost sends first, then the waiting jobs
+    the window has room for (all of them when it has no limit), chosen by fair share."""
     session.connection()  # SQLite: BEGIN IMMEDIATE, the write lock, taken here
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     now = now or utcnow()  # once the lock is held: no earlier than the ending that made room
     lost = _lost_sends(session, now - line.resend_after)
     open_ = _open_jobs(session)
-    room = None if line.window is None else max(0, line.window - sum(open_.values()))
-    waiting = [] if room == 0 else claim_order(_line_state(session, room, open_))
+    total = sum(open_.values())
+    room = None if line.window is None else max(0, line.window - total)
+    reserve = 0 if line.window is None else max(0, min(line.reserve,
+                                                       line.window + line.reserve - total))
+    waiting: list[Claimed] = []
+    if room != 0 or reserve:
+        state = _line_state(session, room, reserve, open_)
+        priority = {job.job_id: job.priority for job in state.waiting}
+        waiting = [Claimed(id_, priority[id_]) for id_ in claim_order(state)]
     claimed = [*lost, *waiting]
     if claimed:
-        session.execute(update(JobRow).where(JobRow.id.in_(claimed)).values(dispatched_at=now))
+        session.execute(update(JobRow).where(JobRow.id.in_([c.job_id for c in claimed]))
+                        .values(dispatched_at=now))
     return claimed
 
 
-def _lost_sends(session: Session, before: datetime) -> list[str]:
+def _lost_sends(session: Session, before: datetime) -> list[Claimed]:
     """Jobs sent before ``before`` that never started: their route step was lost."""
-    return list(session.scalars(
-        select(JobRow.id).where(JobRow.status == JobStatus.QUEUED,
-                                JobRow.dispatched_at < before, JobRow.started_at.is_(None))
-        .order_by(*_LINE_ORDER)))
+    return [Claimed(id_, Priority(priority)) for id_, priority in session.execute(
+        select(JobRow.id, JobRow.priority).where(JobRow.status == JobStatus.QUEUED,
+                                                 JobRow.dispatched_at < before,
+                                                 JobRow.started_at.is_(None))
+        .order_by(*_LINE_ORDER))]
 
 
 def _open_jobs(session: Session) -> dict[tuple[str, str | None], int]:
@@ -134,13 +145,13 @@ def _open_jobs(session: Session) -> dict[tuple[str, str | None], int]:
     return {(tenant, batch_id): int(n) for tenant, batch_id, n in rows}
 
 
-def _line_state(session: Session, room: int | None, open_: dict[tuple[str, str | None], int]
-                ) -> LineState:
+def _line_state(session: Session, room: int | None, reserve: int,
+                open_: dict[tuple[str, str | None], int]) -> LineState:
     """What the fair share decides on: the waiting jobs (of each lane, a tenant's batch and
-    priority, only the ``room`` oldest, as no more of them can go now), the ``open_`` jobs per
-    tenant and batch, and the tenants' shares. One read of the lanes, then one per lane, each an
-    ordered range of ``ix_jobs_waiting_line``: a claim reads about ``room`` rows per lane
-    whatever the backlog behind them."""
+    priority, only the ``room`` + ``reserve`` oldest, as no more of them can go now), the
+    ``open_`` jobs per tenant and batch, and the tenants' shares. One read of the lanes, then
+    one per lane, each an ordered range of ``ix_jobs_waiting_line``: a claim reads about
+    ``room`` rows per lane whatever the backlog behind them."""
     lanes = session.execute(select(JobRow.tenant, JobRow.batch_id, JobRow.priority)
                             .where(JobRow.status == JobStatus.QUEUED).distinct()).all()
     heads: list[tuple[datetime, int, str, WaitingJob]] = []
@@ -149,9 +160,9 @@ def _line_state(session: Session, room: int | None, open_: dict[tuple[str, str |
             JobRow.status == JobStatus.QUEUED, JobRow.tenant == tenant,
             JobRow.batch_id.is_(None) if batch_id is None else JobRow.batch_id == batch_id,
             JobRow.priority == priority, JobRow.dispatched_at.is_(None))
-            .order_by(*_LINE_ORDER).limit(room))
+            .order_by(*_LINE_ORDER).limit(None if room is None else room + reserve))
         heads += [(created, -1 if position is None else position, id_,
                    WaitingJob(id_, tenant, batch_id, Priority(priority)))
                   for created, position, id_ in session.execute(query)]
     return LineState([head[3] for head in sorted(heads, key=lambda h: h[:3])], open_,
-                     tenant_shares(session), room)
+                     tenant_shares(session), room, reserve)

@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from ragq.schemas.ticket import Priority
 
-__all__ = ["LineState", "TenantShare", "WaitingJob", "claim_order"]
+__all__ = ["Claimed", "LineState", "TenantShare", "WaitingJob", "claim_order"]
 
 Lane = tuple[str, str | None]  # (tenant, batch id; None: a job outside any batch)
 
@@ -59,22 +60,35 @@ class WaitingJob:
     priority: Priority = Priority.BULK
 
 
+class Claimed(NamedTuple):
+    """A job a claim marked sent: whoever claimed it sends its route step, with the broker
+    priority its ``priority`` gives (docs/fair-share.md#priority), so an interactive job's
+    first step does not wait behind the bulk jobs already sent."""
+
+    job_id: str
+    priority: Priority
+
+
 @dataclass(frozen=True)
 class LineState:
     """The line as the ledger sees it: the ``waiting`` jobs in line order, the ``open`` jobs
-    per (tenant, batch), each tenant's share (a tenant not named has the default share), and
-    the ``free`` places of the window (None: no limit)."""
+    per (tenant, batch), each tenant's share (a tenant not named has the default share), the
+    ``free`` places of the window (None: no limit), and the ``reserve``: places past the free
+    ones that only interactive jobs may take (the interactive reserve not in use)."""
 
     waiting: Sequence[WaitingJob]
     open: Mapping[Lane, int] = field(default_factory=dict)
     shares: Mapping[str, TenantShare] = field(default_factory=dict)
     free: int | None = None
+    reserve: int = 0
 
 
 def claim_order(state: LineState) -> list[str]:
     """The ids of the waiting jobs to start now, in the order they were chosen: as many as
     there are free places (all when ``free`` is None), fewer only when every tenant left with
-    waiting jobs is at its ``max_open_jobs``."""
+    waiting jobs is at its ``max_open_jobs``; then, into the ``reserve``, interactive jobs
+    alone, shared across tenants the same way. A single interactive ticket so never waits for a
+    bulk job to end when a backlog fills the window (docs/fair-share.md#priority)."""
     queues: dict[str, dict[tuple[bool, str | None], list[tuple[int, str]]]] = {}
     for index, job in enumerate(state.waiting):
         lane = (job.priority != Priority.INTERACTIVE, job.batch_id)
@@ -84,9 +98,23 @@ def claim_order(state: LineState) -> list[str]:
     for lanes in queues.values():
         for jobs in lanes.values():
             jobs.reverse()  # oldest last: popped first
+    claimed = _take(queues, used, per_tenant, state.shares, state.free)
+    if state.reserve and state.free is not None:
+        for lanes in queues.values():
+            for lane in [k for k in lanes if k[0]]:  # bulk lanes: no place in the reserve
+                del lanes[lane]
+        claimed += _take(queues, used, per_tenant, state.shares, state.reserve)
+    return claimed
+
+
+def _take(queues: dict[str, dict[tuple[bool, str | None], list[tuple[int, str]]]],
+          used: dict[Lane, int], per_tenant: dict[str, int],
+          shares: Mapping[str, TenantShare], places: int | None) -> list[str]:
+    """Up to ``places`` jobs off ``queues`` (all for None), tenant by tenant share, taken out
+    of ``queues`` and counted in ``used`` and ``per_tenant``."""
     claimed: list[str] = []
-    while state.free is None or len(claimed) < state.free:
-        tenant = _next_tenant(queues, per_tenant, state.shares)
+    while places is None or len(claimed) < places:
+        tenant = _next_tenant(queues, per_tenant, shares)
         if tenant is None:
             break
         lanes = queues[tenant]

@@ -303,6 +303,13 @@ class Settings(BaseSettings):
         "its latency budget not yet counting. Unset: 4 per thread of the I/O pool, at most 256 "
         "(with the offline provider, whose answers are CPU work, 16 per I/O process); "
         "0: no limit.")
+    interactive_reserve: int = Field(
+        16, ge=0, le=100_000,
+        description="Places past the window of open jobs that only interactive jobs (a single "
+        "job, `ragq ask`, a ticket or batch marked interactive) may take: a ticket sent while a "
+        "backlog fills the window starts at once instead of after one of the backlog's jobs "
+        "ends. 0: interactive jobs wait for a place like any other. No effect without a "
+        "window.")
     stall_after_s: float = Field(
         30.0, gt=0, le=86_400,
         description="An open job nothing has moved for this long (no charge) gets the step "

@@ -72,3 +72,17 @@ def task_queue(name: str) -> Queue:
 VECTOR_QUEUES: tuple[Queue, ...] = (Queue.RETRIEVAL, Queue.INGEST)
 #: Queues any worker may consume.
 GENERAL_QUEUES: tuple[Queue, ...] = (Queue.MODELS, Queue.BOOKKEEPING)
+
+
+#: The highest message priority a queue takes (RabbitMQ's ``x-max-priority``): an
+#: interactive job's steps are sent with it, so workers take them before a bulk backlog's
+#: (docs/fair-share.md#priority).
+MAX_PRIORITY = 9
+#: A bulk job's steps, and every message that is no job's step (ingest, webhooks, searches).
+BULK_PRIORITY = 0
+
+
+def message_priority(priority: str) -> int:
+    """The broker priority of a job's step messages from the job's priority (interactive or
+    bulk): the highest for interactive, the lowest for anything else."""
+    return MAX_PRIORITY if priority == "interactive" else BULK_PRIORITY

@@ -36,7 +36,7 @@ from ragq.orchestration.flow import (
     SynthesizeDue,
     VerifyDue,
 )
-from ragq.schemas.tasks import Queue, Task
+from ragq.schemas.tasks import MAX_PRIORITY, Queue, Task
 from ragq.tasks.dispatch import CeleryDispatcher, consumed_queues, pipeline_signature
 from ragq.tasks.runner import EVENTS, Runner
 from ragq.tasks.runtime import Resources, resources
@@ -95,9 +95,11 @@ class FlowTask(CeleryTask):
         task's message is delivered again (acks late) and decides again from the ledger, which
         sends the same next step again; and the supervisor resumes a job whose recorded next
         step nothing carries (:mod:`ragq.workers.stalls`). The step runs on one of its
-        process's turns (:func:`step_turns`)."""
+        process's turns (:func:`step_turns`), ahead of the bulk steps waiting for one when its
+        message came with the interactive priority."""
         process = resources(self)
-        with step_turns(self.app, process).step():
+        priority = (self.request.delivery_info or {}).get("priority")
+        with step_turns(self.app, process).step(first=priority == MAX_PRIORITY):
             return self._step(process.runner, job_id, event, layer)
 
     def _step(self, runner: Runner, job_id: str, event: Event, layer: int | None
@@ -108,7 +110,7 @@ class FlowTask(CeleryTask):
         in_place = IN_PLACE_STEPS
         if layer is not None and outcome.then is None and isinstance(event, RetrieveDue | CheckDue):
             dispatcher = CeleryDispatcher(self.app, keep_for=job_id)
-            dispatcher.enqueue(job_id, Task.AFTER_LAYER, (event.round, layer))
+            dispatcher.enqueue(job_id, Task.AFTER_LAYER, (event.round, layer), outcome.priority)
             in_place += 1  # the layer's end is the chord body's task, which ran IN_PLACE_STEPS
         for _ in range(in_place):
             if (kept := dispatcher.take_local()) is None:
@@ -119,7 +121,8 @@ class FlowTask(CeleryTask):
         dispatcher.send_kept()
         if outcome.then is not None:
             then = outcome.then
-            hop = pipeline_signature(self.app, then.task, job_id, then.args, layer)
+            hop = pipeline_signature(self.app, then.task, job_id, then.args, layer,
+                                     outcome.priority)
             if layer is None:  # a chord waits on this task's id: the next hop takes its place
                 raise self.replace(hop)
             # A lone pipeline has no chord to keep a place in, so its next hop is simply sent.

@@ -17,6 +17,7 @@ from typing import Any
 from ragq.caches.local import DisabledEvidenceCache, DisabledPlanCache
 from ragq.orchestration.flow import Event, LayerDone, RetrieveDue, StepFailed
 from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Priority
 from ragq.tasks.runner import EVENTS, Runner
 from ragq.tasks.turns import StepTurns
 from ragq.tasks.work import QueryVectors
@@ -44,21 +45,27 @@ class InlineAdapters:
 @dataclass
 class InlineDispatcher:
     """Runs what a step sends, in this process. ``sent`` lists every dispatch in order (task
-    name and arguments, the job id first), for tests that check what a flow enqueued."""
+    name and arguments, the job id first), for tests that check what a flow enqueued, and
+    ``priorities`` the priority each job-level step and layer was sent with (task name, job
+    id, priority)."""
 
     runner: Runner
     sent: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     webhooks: list[str] = field(default_factory=list)
+    priorities: list[tuple[str, str, Priority]] = field(default_factory=list)
     _queue: deque[Callable[[], object]] = field(default_factory=deque)
 
-    def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
+    def enqueue(self, job_id: str, task: str, args: Sequence[Any],
+                priority: Priority = Priority.BULK) -> None:
         self.sent.append((task, (job_id, *args)))
+        self.priorities.append((task, job_id, priority))
         event = EVENTS[task](*args)
         self._queue.append(lambda: self._step(job_id, event))
 
-    def enqueue_layer(self, job_id: str, round_: int, layer: int,
-                      indexes: Sequence[int]) -> None:
+    def enqueue_layer(self, job_id: str, round_: int, layer: int, indexes: Sequence[int],
+                      priority: Priority = Priority.BULK) -> None:
         self.sent.append((Task.AFTER_LAYER, (job_id, round_, layer, tuple(indexes))))
+        self.priorities.append((Task.AFTER_LAYER, job_id, priority))
         self._queue.append(lambda: self._layer(job_id, round_, layer, indexes))
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:

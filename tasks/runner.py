@@ -47,6 +47,7 @@ from ragq.orchestration.flow import (
     decide,
 )
 from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Priority
 from ragq.tasks.work import Adapters, perform
 
 log = logging.getLogger(__name__)
@@ -67,12 +68,13 @@ EVENTS: dict[str, Callable[..., Event]] = {
 class Dispatcher(Protocol):
     """Sends what comes after a step."""
 
-    def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
-        """Send a job-level step."""
+    def enqueue(self, job_id: str, task: str, args: Sequence[Any],
+                priority: Priority = Priority.BULK) -> None:
+        """Send a job-level step, ahead of bulk jobs' when ``priority`` is interactive."""
         ...
 
-    def enqueue_layer(self, job_id: str, round_: int, layer: int,
-                      indexes: Sequence[int]) -> None:
+    def enqueue_layer(self, job_id: str, round_: int, layer: int, indexes: Sequence[int],
+                      priority: Priority = Priority.BULK) -> None:
         """Send one layer: each sub-query's pipeline in parallel, then ``after_layer``."""
         ...
 
@@ -84,10 +86,11 @@ class Dispatcher(Protocol):
 @dataclass
 class StepOutcome:
     """What a task hands back: the pipeline's reply to its chord, or the next hop of the
-    pipeline, which takes the task's place."""
+    pipeline, which takes the task's place (sent with the job's ``priority``)."""
 
     reply: Mapping[str, Any] | None = None
     then: Continue | None = None
+    priority: Priority = Priority.BULK
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class Runner:
         outcome = StepOutcome()
         current = event
         state = self.ledger.snapshot(job_id, self.config)
+        outcome.priority = state.priority
         while True:
             actions = decide(state, current)
             effects = self.apply(state, current, actions)
@@ -165,7 +169,7 @@ class Runner:
             log.warning("job=%s ended; starting the next waiting jobs failed: %s", job_id, exc)
             return
         for waiting in claimed:
-            dispatcher.enqueue(waiting, Task.ROUTE, ())
+            dispatcher.enqueue(waiting.job_id, Task.ROUTE, (), waiting.priority)
         if claimed:
             log.info("job=%s ended; started %d waiting job(s)", job_id, len(claimed))
 
@@ -174,9 +178,9 @@ class Runner:
         adapters = self.adapters
         match effect:
             case Enqueue(task=task, args=args):
-                dispatcher.enqueue(state.job_id, task, args)
+                dispatcher.enqueue(state.job_id, task, args, state.priority)
             case EnqueueLayer(round=round_, layer=layer, indexes=indexes):
-                dispatcher.enqueue_layer(state.job_id, round_, layer, indexes)
+                dispatcher.enqueue_layer(state.job_id, round_, layer, indexes, state.priority)
             case Continue():
                 outcome.then = effect
             case Reply(value=value):

@@ -23,6 +23,7 @@ from ragq import deadlines
 from ragq.settings import Settings, build_settings
 from ragq.workers.celeryconfig import celery_config
 from ragq.workers.heap import freeze_start_up_heap
+from ragq.workers.priority_queues import PriorityQueuesStep
 from ragq.workers.resources import close_all, resources_for
 from ragq.workers.stack_state import effective_broker_url
 
@@ -39,6 +40,8 @@ def create_app(settings: Settings, *, include_tasks: bool = True) -> Celery:
     """A Celery app configured from ``settings``; ``include_tasks`` for worker processes."""
     app = Celery("ragq", include=TASK_MODULES if include_tasks else [])
     app.conf.update(celery_config(settings, effective_broker_url(settings)))
+    if include_tasks:  # a worker: its RabbitMQ queues take priorities before it consumes
+        app.steps["worker"].add(PriorityQueuesStep)
     app.conf.ragq_settings = settings
     # Tasks reach the process's adapters through their app (built lazily, once per process).
     app.conf.ragq_resources = resources_for(settings)

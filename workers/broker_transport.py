@@ -17,6 +17,14 @@ The same closing leaves pooled producers on closed channels (``channel.connectio
 A task thread that sends its next step on one got an ``AttributeError`` too, which failed the
 step and its job; a closed channel now raises the lost-connection error, so kombu's publish
 retry revives the producer on a new channel and sends the step.
+
+And one order reversed: kombu's Redis transport serves a message priority of 0 first, the
+opposite of AMQP's (and of Celery's ``priority`` option elsewhere: 9 is the highest). Here 9 is
+served first, as on RabbitMQ, so an interactive job's steps (sent with 9, see
+:func:`ragq.schemas.tasks.message_priority`) are taken before a bulk backlog's (0, and every
+message sent with no priority) on either broker (docs/fair-share.md#priority). The lists are
+kombu's: a queue's highest priority is its plain list ``name``, the lower ones
+``name\x06\x16{3,6,9}``; whoever counts a queue sums every one of them.
 """
 
 from __future__ import annotations
@@ -35,6 +43,11 @@ class DetachedChannelError(RedisConnectionError):
 
 
 class Channel(kombu_redis.Channel):
+    def _get_message_priority(self, message: Any, reverse: bool = False) -> int:
+        """The list a message goes to (on a send and when it is given back): the first served
+        for priority 9, the last for 0."""
+        return int(super()._get_message_priority(message, reverse=not reverse))
+
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         if self.connection is None or self.connection.client is None:
             raise DetachedChannelError(
@@ -51,3 +64,10 @@ class Channel(kombu_redis.Channel):
 
 class Transport(kombu_redis.Transport):
     Channel = Channel
+
+
+def priority_lists(queue: str) -> list[str]:
+    """The Redis lists that hold ``queue``'s messages, one per priority step, the first served
+    first (kombu's names, with its default steps and separator, which ragq does not change)."""
+    return [f"{queue}{Channel.sep}{step}" if step else queue
+            for step in kombu_redis.PRIORITY_STEPS]

@@ -8,6 +8,7 @@ from kombu import Queue as KombuQueue
 
 from ragq.settings import Settings
 from ragq.workers import broker_transport
+from ragq.workers.priority_queues import queue_arguments
 from ragq.workers.queues import Queue, route_task
 
 #: Used when no broker is known, so a stray send fails loudly instead of reaching a default
@@ -20,7 +21,8 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
 
     Reliability: acks late + reject on worker loss, so a task whose worker dies is redelivered
     rather than lost (tasks are written to be idempotent); prefetch 1 so a long task does not hold
-    back others queued behind it.
+    back others queued behind it, and so a message's priority counts: a worker that had taken
+    many bulk messages ahead would run them before an interactive one sent after.
     """
     broker = broker_url or UNRESOLVED_BROKER
     backend = settings.result_backend_url or broker
@@ -58,7 +60,10 @@ def celery_config(settings: Settings, broker_url: str | None) -> dict[str, Any]:
         "result_backend_max_sleep_between_retries_ms": 1000,
         "broker_transport_options": _transport_options(settings),
         "result_backend_transport_options": _transport_options(settings),
-        "task_queues": [KombuQueue(q.value, routing_key=q.value) for q in Queue],
+        # Every queue takes message priorities on RabbitMQ (an interactive job's steps go first,
+        # docs/fair-share.md#priority); kombu's Redis transport ignores queue arguments.
+        "task_queues": [KombuQueue(q.value, routing_key=q.value,
+                                   queue_arguments=queue_arguments()) for q in Queue],
         "task_default_queue": Queue.BOOKKEEPING.value,
         "task_routes": (route_task,),
         # No task events unless someone watches: they cost every task four messages (sent,

@@ -10,7 +10,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ragq.ledger import claim_due
-from ragq.schemas.tasks import Task
+from ragq.schemas.tasks import Task, message_priority
 from ragq.settings import Settings
 from ragq.workers.wiring import waiting_line
 
@@ -25,15 +25,17 @@ log = logging.getLogger(__name__)
 
 def start_waiting_jobs(app: Celery, engine: Engine, settings: Settings) -> int:
     """Claim the waiting jobs the window has room for and send their route steps (one
-    producer for them all); returns how many were sent. The broker is reached first: one that
-    is down raises kombu's OperationalError before any job is claimed, rather than leaving the
-    claimed jobs to be sent again only after the redelivery time. Raises LedgerError when the
+    producer for them all, each with its job's broker priority); returns how many were sent.
+    The broker is reached first: one that is down raises kombu's OperationalError before any
+    job is claimed, rather than leaving the claimed jobs to be sent again only after the
+    redelivery time. Raises LedgerError when the
     ledger cannot be written."""
     with app.producer_or_acquire() as producer:
         producer.connection.ensure_connection(max_retries=1)
         claimed = claim_due(engine, waiting_line(settings))
-        for job_id in claimed:
-            app.send_task(Task.ROUTE, args=(job_id,), producer=producer)
+        for job in claimed:
+            app.send_task(Task.ROUTE, args=(job.job_id,), producer=producer,
+                          priority=message_priority(job.priority))
     if claimed:
         log.info("started %d waiting job(s)", len(claimed))
     return len(claimed)

@@ -37,13 +37,15 @@ def build_ledger_engine(settings: Settings) -> Engine:
 
 
 def waiting_line(settings: Settings) -> WaitingLine:
-    """How many jobs may be open at once, and when a claimed job's lost route step is sent
-    again: after the broker's own redelivery time, which a queued step may legitimately wait."""
+    """How many jobs may be open at once (and how many more interactive ones), and when a
+    claimed job's lost route step is sent again: after the broker's own redelivery time, which
+    a queued step may legitimately wait."""
     from datetime import timedelta
 
     from ragq.ledger import WaitingLine
 
-    return WaitingLine(settings.open_jobs_window, timedelta(seconds=settings.redelivery_s))
+    return WaitingLine(settings.open_jobs_window, timedelta(seconds=settings.redelivery_s),
+                       settings.interactive_reserve)
 
 
 def build_vector_store(settings: Settings) -> VectorStore:

@@ -26,7 +26,7 @@ from ragq.schemas.statuses import (
     SubQueryOrigin,
     SubQueryStatus,
 )
-from ragq.schemas.ticket import BudgetProfiles
+from ragq.schemas.ticket import BudgetProfiles, Priority
 
 #: The reason of an ask's search of its own whole text, beside its plan's parts.
 WHOLE_QUESTION = "the whole question, searched beside its parts"
@@ -215,6 +215,9 @@ class JobState:
     #: The metadata schema of each searchable collection that declares one (issue 37); a
     #: collection without one is never searched with metadata filters.
     schemas: Mapping[str, MetadataSchema] = field(default_factory=dict)
+    #: ``interactive`` or ``bulk`` (docs/fair-share.md#priority): the broker priority its steps
+    #: are sent with, so an interactive job's steps go ahead of a bulk backlog's.
+    priority: Priority = Priority.BULK
 
     @property
     def ended(self) -> bool:

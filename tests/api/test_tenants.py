@@ -23,7 +23,8 @@ from tests.malformed.cli_harness import cli_env, run_cli
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    settings = memory_settings(tmp_path / "home", admin_tenants=("ops",), max_open_jobs=1)
+    settings = memory_settings(tmp_path / "home", admin_tenants=("ops",), max_open_jobs=1,
+                               interactive_reserve=0)
     hold_documents(settings, "kb")
     return settings
 

@@ -14,7 +14,7 @@ PUBLIC = {
     "FlowLedger", "FlowWriter", "MemoryLedger", "SqlFlowLedger",
     "add_job", "batch_errors", "batch_jobs", "cancel_batch", "cancel_job", "create_batch",
     "get_batch", "get_job", "list_batches", "record_input_error", "start_batch",
-    "WaitingLine", "claim_due", "claim_next", "open_job_count", "jobs_by_tenant",
+    "Claimed", "WaitingLine", "claim_due", "claim_next", "open_job_count", "jobs_by_tenant",
     "set_tenant_share", "tenant_share", "tenant_shares",
     "TRAIL_TABLES", "MetricsSnapshot", "batch_cost", "batch_report", "evidence_records",
     "job_ledger", "job_trail", "metrics_snapshot", "ping", "extend_open_deadlines",

@@ -127,7 +127,8 @@ def test_a_job_sent_from_the_waiting_line_and_never_started_resumes_from_its_rou
     there): the waiting line would send it again only after the redelivery time."""
     _, (sent, waiting) = new_batch(engine, 2)
     with session_scope(engine) as session:
-        assert claim_next(session, WaitingLine(1, timedelta(minutes=11))) == [sent]
+        claimed = claim_next(session, WaitingLine(1, timedelta(minutes=11)))
+        assert [c.job_id for c in claimed] == [sent]
     assert idle(engine, after_s=IDLE_S - 5) == {}
     assert idle(engine, after_s=IDLE_S + 5) == {sent: Enqueue(Task.ROUTE, ())}
     with session_scope(engine) as session:

@@ -27,6 +27,7 @@ from ragq.ledger.models import utcnow
 from ragq.ledger.waiting_line import has_waiting, waiting_job_count
 from ragq.orchestration.fair_share import TenantShare
 from ragq.schemas.statuses import JobStatus
+from ragq.schemas.ticket import Priority
 from tests.ledger.conftest import Race
 from tests.ledger.test_jobs import finish, new_batch
 
@@ -35,7 +36,7 @@ LINE = WaitingLine(window=3, resend_after=timedelta(minutes=10))
 
 def claim(engine: Engine, line: WaitingLine = LINE, **at: object) -> list[str]:
     with session_scope(engine) as session:
-        return claim_next(session, line, **at)  # type: ignore[arg-type]
+        return [c.job_id for c in claim_next(session, line, **at)]  # type: ignore[arg-type]
 
 
 def opened(engine: Engine) -> int:
@@ -106,7 +107,7 @@ def test_nothing_waits_once_every_job_was_sent_until_a_send_is_lost(engine: Engi
             return has_waiting(session, LINE, **at)  # type: ignore[arg-type]
 
     assert waits()
-    assert claim_due(engine, LINE) == ids
+    assert [c.job_id for c in claim_due(engine, LINE)] == ids
     assert not waits() and claim_due(engine, LINE) == []
     later = utcnow() + timedelta(minutes=11)
     assert waits(now=later)  # neither started: their route steps count as lost then
@@ -172,3 +173,35 @@ def test_a_tenants_max_open_jobs_and_weight_are_honoured(engine: Engine):
     assert claimed == {*a[:3], *b[:2], c[0]}
     with session_scope(engine, readonly=True) as session:
         assert jobs_by_tenant(session) == {"a": (3, 5), "b": (2, 6), "c": (1, 7)}
+
+
+def test_a_claim_carries_each_jobs_priority_a_lost_send_too(engine: Engine):
+    """Whoever claims sends each route step with its job's broker priority: the claim says
+    which, for the waiting jobs and for a lost send claimed again."""
+    backlog = tenant_jobs(engine, "a", 2)
+    single = tenant_jobs(engine, "b", 1, batch=False, priority="interactive")
+    with session_scope(engine) as session:
+        first = claim_next(session, LINE)
+    assert {(c.job_id, c.priority) for c in first} == {
+        (backlog[0], Priority.BULK), (backlog[1], Priority.BULK),
+        (single[0], Priority.INTERACTIVE)}
+    later = utcnow() + timedelta(minutes=11)  # none of them started: their sends were lost
+    with session_scope(engine) as session:
+        again = claim_next(session, LINE, now=later)
+    assert sorted(again) == sorted(first)
+
+
+def test_interactive_jobs_take_the_reserve_past_a_full_window_and_bulk_ones_do_not(
+        engine: Engine):
+    line = WaitingLine(window=3, resend_after=timedelta(minutes=10), reserve=2)
+    backlog = tenant_jobs(engine, "a", 10)
+    assert claim(engine, line) == backlog[:3]  # the window is full
+    asked = tenant_jobs(engine, "b", 3, batch=False, priority="interactive")
+    assert claim(engine, line) == asked[:2]  # the reserve: two places, now in use
+    assert claim(engine, line) == []
+    finish(engine, asked[0])  # a reserved place frees: the third interactive job takes it
+    assert claim(engine, line) == [asked[2]]
+    finish(engine, backlog[0])
+    finish(engine, asked[1])
+    finish(engine, asked[2])  # nothing interactive waits: the window's places go to bulk
+    assert claim(engine, line) == [backlog[3]]

@@ -5,6 +5,7 @@ start left more than one round behind, interactive before bulk, a batch's jobs i
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -165,3 +166,38 @@ def test_a_weight_below_one_is_refused():
         assert "at least 1" in str(exc)
     else:
         raise AssertionError("weight 0 accepted")
+
+
+@given(lines(), st.integers(0, 10))
+def test_the_reserve_takes_interactive_jobs_alone_after_the_free_places(state: LineState,
+                                                                        reserve: int):
+    """The free places go as they would without a reserve; past them, only interactive jobs,
+    at most ``reserve``, no tenant over its limit, and none left waiting that could start
+    while a reserved place is left (no limit, no window: no reserve either)."""
+    jobs = by_id(state)
+    without = claim_order(state)
+    claimed = claim_order(replace(state, reserve=reserve))
+    assert claimed[:len(without)] == without
+    extra = claimed[len(without):]
+    if state.free is None:
+        assert extra == []
+        return
+    assert len(extra) <= reserve
+    assert all(jobs[j].priority == Priority.INTERACTIVE for j in extra)
+    taken = Counter(jobs[j].tenant for j in claimed)
+    for tenant, n in taken.items():
+        limit = room(state, tenant)
+        assert limit is None or n <= limit
+    if len(extra) < reserve:
+        for job in state.waiting:
+            limit = room(state, job.tenant)
+            if job.priority == Priority.INTERACTIVE and job.job_id not in claimed:
+                assert limit is not None and taken[job.tenant] >= limit
+
+
+def test_a_single_ticket_behind_a_full_window_starts_at_once_in_the_reserve():
+    """Issue 36's case with the window full: b's interactive ticket takes a reserved place
+    now, a's bulk backlog none of them."""
+    waiting = [*(WaitingJob(f"a{n}", "a", "bat-a") for n in range(300)),
+               WaitingJob("b0", "b", None, Priority.INTERACTIVE)]
+    assert claim_order(LineState(waiting, {("a", "bat-a"): 8}, free=0, reserve=4)) == ["b0"]

@@ -28,6 +28,7 @@ from ragq.orchestration.flow import Action, CallRole, JobState, Search
 from ragq.orchestration.flow.events import Event
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, BudgetDimension, SubQueryStatus
 from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Priority
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
@@ -86,13 +87,15 @@ class WatchedRunner(Runner):
 
 
 class WatchedDispatcher(InlineDispatcher):
-    def enqueue(self, job_id: str, task: str, args: Any) -> None:
+    def enqueue(self, job_id: str, task: str, args: Any,
+                priority: Priority = Priority.BULK) -> None:
         self.runner.journal.append(("sent", (job_id, task)))  # type: ignore[attr-defined]
-        super().enqueue(job_id, task, args)
+        super().enqueue(job_id, task, args, priority)
 
-    def enqueue_layer(self, job_id: str, round_: int, layer: int, indexes: Any) -> None:
+    def enqueue_layer(self, job_id: str, round_: int, layer: int, indexes: Any,
+                      priority: Priority = Priority.BULK) -> None:
         self.runner.journal.append(("sent", (job_id, Task.AFTER_LAYER)))  # type: ignore[attr-defined]
-        super().enqueue_layer(job_id, round_, layer, indexes)
+        super().enqueue_layer(job_id, round_, layer, indexes, priority)
 
 
 budgets = st.fixed_dictionaries({}, optional={

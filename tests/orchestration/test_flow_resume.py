@@ -15,6 +15,7 @@ from ragq.ledger.memory import MemoryLedger
 from ragq.orchestration.flow import Enqueue, EnqueueLayer, RetrieveDue
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
 from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Priority
 from ragq.tasks.inline import InlineDispatcher
 from ragq.tasks.runner import Runner
 from tests.fakes.flow_world import COLLECTION, config, seeded_world
@@ -38,9 +39,10 @@ class LosingDispatcher(InlineDispatcher):
             return True
         return False
 
-    def enqueue(self, job_id: str, task: str, args: Sequence[Any]) -> None:
+    def enqueue(self, job_id: str, task: str, args: Sequence[Any],
+                priority: Priority = Priority.BULK) -> None:
         if task == Task.ROUTE or not self._lost(task):
-            super().enqueue(job_id, task, args)
+            super().enqueue(job_id, task, args, priority)
 
     def _layer(self, job_id: str, round_: int, layer: int, indexes: Sequence[int]) -> None:
         if not self._lost(Task.AFTER_LAYER):

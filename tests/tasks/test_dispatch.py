@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from ragq.schemas.tasks import Queue, Task
+from typing import Any
+
+from ragq.schemas.tasks import BULK_PRIORITY, MAX_PRIORITY, Queue, Task
+from ragq.schemas.ticket import Priority
+from ragq.settings import Settings
 from ragq.tasks.dispatch import CeleryDispatcher, consumed_queues
 from ragq.workers.app import create_app
+from ragq.workers.client import client_app
 from tests.fakes.broker import drain, drain_messages, memory_settings
 
 
@@ -77,3 +82,49 @@ def test_the_end_of_a_layer_of_one_goes_to_after_layer_as_a_chord_body_would(tmp
     ((headers, (args, kwargs, _)),) = drain_messages(settings, Queue.BOOKKEEPING)
     assert (headers["task"], args, kwargs) == (
         Task.AFTER_LAYER, [[]], {"job_id": "job_1", "round_": 0, "layer": 2})
+
+
+def _with_priorities(settings: Settings, queue: Queue) -> list[tuple[str, Any, Any]]:
+    """Take every message waiting on ``queue``: (task name, args, the broker priority)."""
+    out: list[tuple[str, Any, Any]] = []
+    with client_app(settings).connection_for_read() as connection:
+        waiting = connection.SimpleQueue(queue.value, no_ack=True)
+        try:
+            while True:
+                try:
+                    message = waiting.get(timeout=0.05)
+                except waiting.Empty:
+                    return out
+                out.append((message.headers["task"], message.payload[0],
+                            message.properties.get("priority")))
+        finally:
+            waiting.close()
+
+
+def test_every_step_message_carries_its_jobs_priority(tmp_path):
+    """Interactive steps go with the highest broker priority, bulk ones with the lowest: a
+    job-level step, a kept step sent after all, both shapes of a layer and a chord's body."""
+    settings, app = _worker_app(tmp_path, Queue.MODELS)
+    dispatcher = CeleryDispatcher(app, keep_for="job_1")
+    dispatcher.enqueue("job_2", Task.ROUTE, (), Priority.INTERACTIVE)
+    dispatcher.enqueue("job_3", Task.ROUTE, ())
+    dispatcher.enqueue("job_1", Task.VERIFY, (0,), Priority.INTERACTIVE)  # kept
+    dispatcher.send_kept()
+    dispatcher.enqueue_layer("job_2", 0, 0, [0, 1], Priority.INTERACTIVE)
+    dispatcher.enqueue_layer("job_2", 0, 1, [2], Priority.INTERACTIVE)
+    dispatcher.enqueue_layer("job_3", 0, 0, [0, 1], Priority.BULK)
+    assert _with_priorities(settings, Queue.MODELS) == [
+        (Task.ROUTE, ["job_2"], MAX_PRIORITY), (Task.ROUTE, ["job_3"], BULK_PRIORITY),
+        (Task.VERIFY, ["job_1", 0], MAX_PRIORITY)]
+    retrieval = _with_priorities(settings, Queue.RETRIEVAL)
+    assert [(args[0], priority) for _, args, priority in retrieval] == [
+        ("job_2", MAX_PRIORITY), ("job_2", MAX_PRIORITY), ("job_2", MAX_PRIORITY),
+        ("job_3", BULK_PRIORITY), ("job_3", BULK_PRIORITY)]
+
+
+def test_a_chords_body_goes_with_its_jobs_priority(tmp_path):
+    settings, app = _worker_app(tmp_path, Queue.MODELS)
+    CeleryDispatcher(app).enqueue_layer("job_1", 0, 0, [0, 1], Priority.INTERACTIVE)
+    sent = drain_messages(settings, Queue.RETRIEVAL)
+    assert {embed["chord"]["options"].get("priority") for _, (_, _, embed) in sent} == {
+        MAX_PRIORITY}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from ragq.schemas.tasks import Queue
 from ragq.tasks.flow import step_turns
@@ -146,3 +147,55 @@ def test_only_a_worker_serving_model_calls_takes_its_process_turns(tmp_path) -> 
     finished = ran.is_set()  # before the turn is given back: it did not wait for it
     release.set()
     assert finished
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, "the threads never queued for a turn"
+        time.sleep(0.001)
+
+
+def test_an_interactive_step_takes_the_next_free_turn_ahead_of_bulk_steps_waiting() -> None:
+    """Three bulk steps wait for the one turn, then an interactive one: it runs first when the
+    turn frees; back from the model, it takes the next free turn ahead of the two bulk steps
+    still waiting."""
+    turns = StepTurns(1)
+    order: list[str] = []
+    release, answered, go_on = threading.Event(), threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with turns.step():
+            assert release.wait(timeout=30)
+
+    def step(name: str, first: bool) -> None:
+        with turns.step(first=first):
+            order.append(name)
+            if first:
+                with turns.waiting():  # on the model: a bulk step takes the turn meanwhile
+                    assert answered.wait(timeout=30)
+                order.append("interactive again")
+            else:
+                assert go_on.wait(timeout=30)
+
+    queued = turns._turns
+    assert queued is not None
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    _until(lambda: queued._free == 0)
+    for n in range(3):
+        threads.append(threading.Thread(target=step, args=(f"bulk{n}", False)))
+        threads[-1].start()
+        _until(lambda n=n: len(queued._turn._waiters) == n + 1)  # type: ignore[attr-defined]
+    threads.append(threading.Thread(target=step, args=("interactive", True)))
+    threads[-1].start()
+    _until(lambda: queued._first == 1)
+    release.set()
+    _until(lambda: len(order) == 2)  # the interactive step on the model, a bulk one on the turn
+    answered.set()
+    _until(lambda: queued._first == 1)  # back, waiting for that bulk step's turn
+    go_on.set()
+    for t in threads:
+        t.join(timeout=30)
+    assert order[0] == "interactive" and order[2] == "interactive again"
+    assert sorted(order[1:2] + order[3:]) == ["bulk0", "bulk1", "bulk2"]

@@ -22,6 +22,7 @@ from ragq.orchestration.flow import EnqueueLayer
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
 from ragq.settings import build_settings
 from ragq.workers.app import create_app
+from ragq.workers.broker_transport import priority_lists
 from ragq.workers.client import client_app
 from ragq.workers.readiness import node_prefix
 from ragq.workers.stack_state import load_state
@@ -114,7 +115,7 @@ def test_a_resumed_layer_is_sent_again_whole(idle_broker: tuple[Celery, Engine])
     assert resume(app, engine) == [job_id]
     with app.connection_for_write() as connection:
         client = connection.default_channel.client
-        pipelines = client.lrange("retrieval", 0, -1)
+        pipelines = [m for name in priority_lists("retrieval") for m in client.lrange(name, 0, -1)]
     assert len(pipelines) == 2 and all(job_id.encode() in m for m in pipelines)
 
 
