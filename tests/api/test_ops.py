@@ -6,7 +6,9 @@ from __future__ import annotations
 import httpx
 
 from ragq.api import ApiServer
+from ragq.ingestion.submit import ingest_path
 from ragq.workers.processes import free_port
+from tests.tasks.test_flow import write_jsonl
 
 
 def test_healthz_is_200_with_every_component_up(api):
@@ -26,19 +28,28 @@ def test_healthz_is_503_naming_the_component_that_is_down(stack):
     assert components["broker"]["ok"] is False and components["database"]["ok"] is True
 
 
-def test_metrics_expose_jobs_queues_cost_and_webhooks(api, make_key, collection):
+def test_metrics_expose_jobs_queues_cost_and_webhooks(stack, api, make_key, collection, tmp_path):
+    # a named collection must hold documents (an empty one is refused: unknown_collection)
+    ingest_path(stack.settings, write_jsonl(tmp_path / "docs.jsonl", [
+        {"id": "d1", "text": "Anything at all is answered from this page."}]),
+        collection=collection)
     key = make_key("metrics")
-    httpx.post(f"{api}/v1/jobs", headers={"Authorization": f"Bearer {key}"},
-               json={"question": "Anything at all?", "collection": collection})
+    before = _jobs(httpx.get(f"{api}/metrics", timeout=10).text)
+    posted = httpx.post(f"{api}/v1/jobs", headers={"Authorization": f"Bearer {key}"},
+                        json={"question": "Anything at all?", "collection": collection})
+    assert posted.status_code == 201, posted.text
     text = httpx.get(f"{api}/metrics", timeout=10).text
     for needle in ('ragq_jobs{status="queued"}', 'ragq_jobs{status="completed"}',
                    "ragq_batches_in_progress", 'ragq_queue_depth{queue="models"}',
                    'ragq_queue_depth{queue="bookkeeping"}', "ragq_budget_exhausted_jobs_total",
                    "ragq_cost_usd_total", "ragq_webhook_failed_attempts_total"):
         assert needle in text, needle
-    jobs = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+    assert _jobs(text) == before + 1  # the job just posted, in whatever status it has reached
+
+
+def _jobs(metrics: str) -> float:
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
                if line.startswith("ragq_jobs{"))
-    assert jobs >= 1
 
 
 def test_openapi_documents_the_contract_routes(api):

@@ -18,6 +18,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from ragq.ingestion.submit import ingest_path
 from ragq.ledger import get_job, session_scope
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
+from ragq.schemas.ticket import Priority
 from ragq.settings import Settings
 from ragq.submission import submit_file
 from ragq.tasks.dispatch import CeleryDispatcher
@@ -37,12 +38,12 @@ def test_a_step_cut_off_from_its_broker_leaves_its_job_to_the_sweeper(
     enqueue_layer = CeleryDispatcher.enqueue_layer
 
     def cut_off(self: CeleryDispatcher, job_id: str, round_: int, layer: int,
-                indexes: Sequence[int]) -> None:
+                indexes: Sequence[int], priority: Priority = Priority.BULK) -> None:
         if not cut.is_set():
             cut.set()
             raise RedisConnectionError(
                 "Error while reading from 127.0.0.1:6379 : (104, 'Connection reset by peer')")
-        enqueue_layer(self, job_id, round_, layer, indexes)
+        enqueue_layer(self, job_id, round_, layer, indexes, priority)
 
     monkeypatch.setattr(CeleryDispatcher, "enqueue_layer", cut_off)
     sent = submit_file(queue, write_jsonl(tmp_path / "t.jsonl", [

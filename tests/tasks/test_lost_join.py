@@ -21,6 +21,7 @@ from ragq.ledger.stalls import ended_sub_queries, step_of
 from ragq.orchestration.flow import EnqueueLayer
 from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
 from ragq.schemas.tasks import Task
+from ragq.schemas.ticket import Priority
 from ragq.settings import Settings
 from ragq.submission import submit_file
 from ragq.tasks.dispatch import CeleryDispatcher, step_signature
@@ -41,9 +42,9 @@ def test_a_layer_whose_chord_join_was_lost_is_joined_by_the_sweeper(
     chord_layer = CeleryDispatcher.enqueue_layer
 
     def without_join(self: CeleryDispatcher, job_id: str, round_: int, layer: int,
-                     indexes: Sequence[int]) -> None:
+                     indexes: Sequence[int], priority: Priority = Priority.BULK) -> None:
         if len(indexes) < 2 or dropped.is_set():
-            chord_layer(self, job_id, round_, layer, indexes)
+            chord_layer(self, job_id, round_, layer, indexes, priority)
             return
         group(step_signature(self._app, Task.RETRIEVE, job_id, (round_, index))
               for index in indexes).apply_async()
