@@ -31,7 +31,14 @@ def memory_settings(home: Path, **more: Any) -> Settings:
 
 def drain_messages(settings: Settings, queue: Queue) -> list[tuple[dict[str, Any], Any]]:
     """Take every message waiting on ``queue``: (headers, decoded body), in send order."""
-    out: list[tuple[dict[str, Any], Any]] = []
+    return [(headers, body) for headers, body, _ in drain_with_properties(settings, queue)]
+
+
+def drain_with_properties(settings: Settings, queue: Queue
+                          ) -> list[tuple[dict[str, Any], Any, dict[str, Any]]]:
+    """Take every message waiting on ``queue``: (headers, decoded body, its properties, where
+    the broker priority is), in the order the broker gives them."""
+    out: list[tuple[dict[str, Any], Any, dict[str, Any]]] = []
     with client_app(settings).connection_for_read() as connection:
         waiting = connection.SimpleQueue(queue.value, no_ack=True)
         try:
@@ -40,7 +47,7 @@ def drain_messages(settings: Settings, queue: Queue) -> list[tuple[dict[str, Any
                     message = waiting.get(timeout=0.05)
                 except waiting.Empty:
                     return out
-                out.append((dict(message.headers), message.payload))
+                out.append((dict(message.headers), message.payload, dict(message.properties)))
         finally:
             waiting.close()
 

@@ -9,8 +9,7 @@ from ragq.schemas.ticket import Priority
 from ragq.settings import Settings
 from ragq.tasks.dispatch import CeleryDispatcher, consumed_queues
 from ragq.workers.app import create_app
-from ragq.workers.client import client_app
-from tests.fakes.broker import drain, drain_messages, memory_settings
+from tests.fakes.broker import drain, drain_messages, drain_with_properties, memory_settings
 
 
 def _worker_app(tmp_path, *queues: Queue):
@@ -86,19 +85,8 @@ def test_the_end_of_a_layer_of_one_goes_to_after_layer_as_a_chord_body_would(tmp
 
 def _with_priorities(settings: Settings, queue: Queue) -> list[tuple[str, Any, Any]]:
     """Take every message waiting on ``queue``: (task name, args, the broker priority)."""
-    out: list[tuple[str, Any, Any]] = []
-    with client_app(settings).connection_for_read() as connection:
-        waiting = connection.SimpleQueue(queue.value, no_ack=True)
-        try:
-            while True:
-                try:
-                    message = waiting.get(timeout=0.05)
-                except waiting.Empty:
-                    return out
-                out.append((message.headers["task"], message.payload[0],
-                            message.properties.get("priority")))
-        finally:
-            waiting.close()
+    return [(headers["task"], body[0], properties.get("priority"))
+            for headers, body, properties in drain_with_properties(settings, queue)]
 
 
 def test_every_step_message_carries_its_jobs_priority(tmp_path):
