@@ -15,6 +15,7 @@ from typing import Any
 from celery import Celery, chord
 from celery.canvas import Signature
 
+from ragq.orchestration.flow import Enqueue, EnqueueLayer
 from ragq.schemas.tasks import Task, message_priority, task_queue
 from ragq.schemas.ticket import Priority
 
@@ -102,6 +103,15 @@ class CeleryDispatcher:
                                                              "round_": round_, "layer": layer},
                                    options={"priority": message_priority(priority)})
         chord(header, body).apply_async()
+
+    def send_again(self, job_id: str, step: Enqueue | EnqueueLayer,
+                   priority: Priority) -> None:
+        """Send a step the ledger recorded as the job's next (``jobs.next_step``) again, with
+        the job's broker priority: what both sweeps do for a job whose message was lost."""
+        if isinstance(step, EnqueueLayer):
+            self.enqueue_layer(job_id, step.round, step.layer, step.indexes, priority)
+        else:
+            self.enqueue(job_id, step.task, step.args, priority)
 
     def send_webhooks(self, webhook_ids: Sequence[str]) -> None:
         send_webhook_attempts(self._app, webhook_ids)

@@ -21,7 +21,6 @@ from sqlalchemy.engine import Engine
 
 from ragq.ledger import session_scope
 from ragq.ledger.stalls import IdleJob, idle_jobs, mark_resumed
-from ragq.orchestration.flow import EnqueueLayer
 from ragq.tasks.dispatch import CeleryDispatcher
 from ragq.workers.queues import Queue
 from ragq.workers.redelivery import held_requests
@@ -89,11 +88,6 @@ def _job_ids(texts: Iterable[str]) -> set[str]:
 
 
 def _send(dispatcher: CeleryDispatcher, job: IdleJob) -> None:
-    step = job.step
     log.warning("job=%s idle for %.0fs with nothing carrying it: sending %s again",
-                job.job_id, job.idle_s, step)
-    if isinstance(step, EnqueueLayer):
-        dispatcher.enqueue_layer(job.job_id, step.round, step.layer, step.indexes,
-                                 job.priority)
-    else:
-        dispatcher.enqueue(job.job_id, step.task, step.args, job.priority)
+                job.job_id, job.idle_s, job.step)
+    dispatcher.send_again(job.job_id, job.step, job.priority)

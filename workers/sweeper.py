@@ -173,11 +173,7 @@ class Sweeper:
 
 def _send(dispatcher: CeleryDispatcher, job: IdleJob, step: Step) -> None:
     log.warning("job=%s idle for %.0fs: sending %s again", job.job_id, job.idle_s, step)
-    if isinstance(step, EnqueueLayer):
-        dispatcher.enqueue_layer(job.job_id, step.round, step.layer, step.indexes,
-                                 job.priority)
-    else:
-        dispatcher.enqueue(job.job_id, step.task, step.args, job.priority)
+    dispatcher.send_again(job.job_id, step, job.priority)
 
 
 def run_sweeper(settings: Settings, stop: threading.Event) -> None:
