@@ -16,8 +16,7 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ragq.ingestion.submit import ingest_path
-from ragq.ledger import get_job, session_scope
-from ragq.schemas.statuses import TERMINAL_JOB_STATUSES, JobStatus
+from ragq.schemas.statuses import JobStatus
 from ragq.schemas.ticket import Priority
 from ragq.settings import Settings
 from ragq.submission import submit_file
@@ -27,6 +26,7 @@ from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
 from ragq.workers.sweeper import Sweeper
 from tests.tasks.test_flow import _used, ledger_counts, paid, write_jsonl
+from tests.tasks.test_lost_join import sweep_until_ended
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -56,18 +56,10 @@ def test_a_step_cut_off_from_its_broker_leaves_its_job_to_the_sweeper(
 
     deadline = time.monotonic() + 180
     assert cut.wait(timeout=120), "no layer was sent"
-    resumed: list[str] = []
-    status = JobStatus.RETRIEVING
-    while time.monotonic() < deadline:
-        with session_scope(engine, readonly=True) as session:
-            status = get_job(session, job_id=job_id).status
-        assert status != JobStatus.FAILED, "the broker's outage failed the job"
-        if status in TERMINAL_JOB_STATUSES:
-            break
-        resumed += sweeper.sweep().resumed
-        time.sleep(0.5)
+    status, rounds = sweep_until_ended(engine, sweeper, job_id, deadline)
 
-    assert job_id in resumed
+    assert status != JobStatus.FAILED, "the broker's outage failed the job"
+    assert job_id in {job for round_ in rounds for job in round_.resumed}
     assert status in {JobStatus.COMPLETED, JobStatus.INSUFFICIENT_EVIDENCE,
                       JobStatus.NEEDS_REVIEW}
     counts = ledger_counts(queue, job_id)

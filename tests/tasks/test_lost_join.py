@@ -27,7 +27,7 @@ from ragq.submission import submit_file
 from ragq.tasks.dispatch import CeleryDispatcher, step_signature
 from ragq.workers.client import client_app
 from ragq.workers.resources import resources_for
-from ragq.workers.sweeper import Sweeper
+from ragq.workers.sweeper import Sweeper, SweepRound
 from tests.tasks.test_flow import _used, ledger_counts, paid, write_jsonl
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -64,22 +64,28 @@ def test_a_layer_whose_chord_join_was_lost_is_joined_by_the_sweeper(
         assert time.monotonic() < deadline, "the layer's sub-queries did not all end"
         time.sleep(0.2)
     assert dropped.is_set()
-    joined: list[str] = []
-    status = JobStatus.RETRIEVING
-    while time.monotonic() < deadline:
-        with session_scope(engine, readonly=True) as session:
-            status = get_job(session, job_id=job_id).status
-        if status in TERMINAL_JOB_STATUSES:
-            break
-        joined += sweeper.sweep().joined
-        time.sleep(0.5)
+    status, rounds = sweep_until_ended(engine, sweeper, job_id, deadline)
 
-    assert set(joined) == {job_id}
+    assert {job for round_ in rounds for job in round_.joined} == {job_id}
     assert status in {JobStatus.COMPLETED, JobStatus.INSUFFICIENT_EVIDENCE,
                       JobStatus.NEEDS_REVIEW}
     counts = ledger_counts(queue, job_id)
     assert counts["answers"] == 1
     assert _used(counts) == paid(queue, job_id)
+
+
+def sweep_until_ended(engine: Engine, sweeper: Sweeper, job_id: str, deadline: float
+                      ) -> tuple[JobStatus, list[SweepRound]]:
+    """Sweep every half second until the job ends or ``deadline`` (monotonic) passes; its
+    last status and the rounds swept."""
+    rounds: list[SweepRound] = []
+    while True:
+        with session_scope(engine, readonly=True) as session:
+            status = get_job(session, job_id=job_id).status
+        if status in TERMINAL_JOB_STATUSES or time.monotonic() >= deadline:
+            return status, rounds
+        rounds.append(sweeper.sweep())
+        time.sleep(0.5)
 
 
 def _waits_for_its_join(engine: Engine, job_id: str) -> bool:
