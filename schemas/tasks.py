@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ragq.schemas.ticket import Priority
+
 
 class Queue(StrEnum):
     """The queues ragq declares, one per kind of work, so a deployment can scale each apart:
@@ -82,7 +84,7 @@ MAX_PRIORITY = 9
 BULK_PRIORITY = 0
 
 
-def message_priority(priority: str) -> int:
-    """The broker priority of a job's step messages from the job's priority (interactive or
-    bulk): the highest for interactive, the lowest for anything else."""
-    return MAX_PRIORITY if priority == "interactive" else BULK_PRIORITY
+def message_priority(priority: Priority) -> int:
+    """The broker priority of a job's step messages from the job's priority: the highest for
+    interactive, the lowest for bulk."""
+    return MAX_PRIORITY if priority == Priority.INTERACTIVE else BULK_PRIORITY
